@@ -1,0 +1,29 @@
+// DeviceSpec: a compute device described by two numbers, and the roofline rule that prices a Cost.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kernels/cost.h"
+
+namespace pstwin {
+
+/// A device as the roofline model sees it (Williams, Waterman & Patterson, "Roofline", CACM 2009).
+struct DeviceSpec {
+  std::string name;          ///< preset name or "custom"
+  double peak_flops = 0.0;   ///< sustained flop/s, > 0
+  double mem_bandwidth_Bps = 0.0;  ///< bytes/s, > 0
+
+  /// Seconds the device needs for `cost`: max(flops / peak_flops, bytes / mem_bandwidth_Bps).
+  double seconds(const Cost& cost) const;
+};
+
+/// The preset named `name` ("h100", "h200", "a100", "v100", "cpu"), or nullopt if there is none.
+/// Figures are FP32 (non-tensor-core) peak and HBM/DRAM bandwidth from vendor datasheets.
+std::optional<DeviceSpec> device_preset(std::string_view name);
+
+/// Comma-separated list of preset names, for error messages.
+std::string device_preset_names();
+
+}  // namespace pstwin

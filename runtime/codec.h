@@ -1,0 +1,57 @@
+// The one binary encoding of Message, used by every environment (DESIGN.md, "Protocol").
+//
+// Layout, all integers little-endian:
+//   offset size field
+//   0      4    magic "PSTW"
+//   4      1    format version (kWireVersion)
+//   5      1    type (MsgType)
+//   6      1    key mode: 0 = no keys, 1 = explicit sorted list, 2 = contiguous range
+//   7      1    reserved, 0
+//   8      4    flags
+//   12     4    sender
+//   16     4    receiver
+//   20     8    request_id
+//   28     4    epoch
+//   32     4    shard
+//   36     8    clock (int64)
+//   44     8    version (int64)
+//   52     4    loss (float32)
+//   56     8    number of keys n_k
+//   64     8    number of values n_v (stored plus virtual)
+//   72     8    number of lengths n_l (0 or n_k)
+//   80     ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
+//   ..     ..   values: n_v x float32
+//   ..     ..   lengths: n_l x u32
+//   end-4  4    CRC-32 (zlib) of every preceding byte
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "runtime/message.h"
+
+namespace pstwin {
+
+inline constexpr std::uint8_t kWireVersion = 1;
+/// Size of the fixed part, before the keys.
+inline constexpr std::size_t kWireHeaderBytes = 80;
+/// Default largest message a decoder accepts (1 GiB).
+inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
+
+/// Encodes `msg`. Keys must be strictly increasing (throws ProtocolError otherwise); lengths must
+/// be empty or one per key. Virtual values are written as zeros.
+std::vector<std::uint8_t> encode(const Message& msg);
+
+/// The exact number of bytes encode(msg) produces, computed without encoding (O(keys) to detect a
+/// contiguous range). The simulation charges this size on the network.
+std::size_t encoded_size(const Message& msg);
+
+/// Decodes one message from data[0..size). Never trusts a size read from the wire: throws
+/// ProtocolError naming the problem when the input is truncated, has trailing bytes, a bad magic,
+/// version, type, key mode or checksum, unsorted keys, counts that do not fit in `size`, or when
+/// size exceeds max_bytes. Virtual values decode as stored zeros.
+Message decode(const std::uint8_t* data, std::size_t size,
+               std::size_t max_bytes = kDefaultMaxMessageBytes);
+
+}  // namespace pstwin

@@ -1,0 +1,46 @@
+// Dataset: labelled examples in memory, read from LIBSVM or IDX files.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/matrix.h"
+
+namespace pstwin {
+
+/// Examples with integer class labels. Features are sparse (CSR) or dense (row-major), never both.
+/// Immutable once read; share it read-only between the simulated nodes of one process.
+struct Dataset {
+  std::string source;      ///< file(s) it was read from, for messages
+  std::size_t rows = 0;
+  std::size_t cols = 0;    ///< number of features (max 1-based LIBSVM index, or pixels)
+  bool sparse = true;
+  std::vector<std::uint64_t> row_ptr;   ///< sparse: rows+1 offsets
+  std::vector<std::uint32_t> col_idx;   ///< sparse: 0-based column of each stored value
+  std::vector<float> values;            ///< sparse: stored values; dense: rows*cols values
+  std::vector<std::int32_t> labels;     ///< class of each row, in [0, num_classes)
+  std::vector<float> labels01;          ///< labels as floats (0.0 / 1.0 for binary tasks)
+  std::size_t num_classes = 0;          ///< max label + 1
+
+  /// A kernel view of the features. If cols_override > cols, the view reports that many columns
+  /// (so a test set with fewer features matches the training set's model width).
+  FeatureView view(std::size_t cols_override = 0) const;
+};
+
+/// Reads a LIBSVM / SVMlight file: one example per line, "label index:value ...", indices 1-based
+/// and strictly increasing, '#' starts a comment, blank lines are skipped, explicit zeros are kept.
+/// Labels: -1 is class 0 (the binary +1/-1 convention); otherwise a non-negative integer is its
+/// own class (+1 is class 1). Throws DataError naming the file and line for an unreadable file, a
+/// non-integer or negative label other than -1, a malformed or non-increasing index, or a value
+/// that is not a finite number. An empty file is an error.
+Dataset read_libsvm(const std::string& path);
+
+/// Reads an IDX image file (magic 0x00000803, u8 pixels, any rows x cols) and its IDX label file
+/// (magic 0x00000801, u8 labels), each gzip-compressed or not (detected by content). Pixels are
+/// scaled to [0, 1]; features are dense. Throws DataError (line 0) naming the file for a wrong
+/// magic, a truncated file, or image and label counts that differ.
+Dataset read_idx(const std::string& images_path, const std::string& labels_path);
+
+}  // namespace pstwin

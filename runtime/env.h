@@ -1,0 +1,38 @@
+// Env: everything a role may use of the world (DESIGN.md, "Env: the swappable layer").
+#pragma once
+
+#include <optional>
+
+#include "kernels/cost.h"
+#include "runtime/message.h"
+#include "runtime/metrics.h"
+#include "runtime/rng.h"
+
+namespace pstwin {
+
+/// The environment a role runs in: the SimGrid simulation, or a real network. Roles reach time,
+/// randomness and other nodes only through it (DESIGN.md, rules 1 and 2).
+class Env {
+ public:
+  virtual ~Env() = default;
+  /// This node's id.
+  virtual NodeId self() const = 0;
+  /// Sends `msg` to node `to` asynchronously; messages between one pair arrive in send order.
+  /// Sets msg.header.sender and receiver.
+  virtual void send(NodeId to, Message msg) = 0;
+  /// The next message for this node, or nullopt when none arrived within timeout_s seconds.
+  virtual std::optional<Message> recv(double timeout_s) = 0;
+  /// Seconds since the job started: simulated, or a steady clock.
+  virtual double now() const = 0;
+  /// Lets `seconds` pass.
+  virtual void sleep(double seconds) = 0;
+  /// Reports work this node just did. Simulated: time advances by the cost priced on this host's
+  /// device (and any straggler slowdown). Real: nothing to do, the work took its time already.
+  virtual void account(const Cost& cost) = 0;
+  /// This node's random stream, seeded from the scenario seed and the node id.
+  virtual Rng& rng() = 0;
+  /// Where measurements go.
+  virtual MetricsSink& metrics() = 0;
+};
+
+}  // namespace pstwin

@@ -1,0 +1,69 @@
+// Message: the unit every environment moves between nodes. Its wire form is in codec.h.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace pstwin {
+
+/// A node's id within a job: 0 is the scheduler, 1..S the servers, S+1..S+W the workers.
+using NodeId = std::uint32_t;
+/// A parameter key. Dense models use keys 0..P-1, one per float32 parameter.
+using Key = std::uint64_t;
+
+/// What a message asks for or carries. Values are part of the wire format: never renumber.
+enum class MsgType : std::uint8_t {
+  kStart = 1,       ///< scheduler -> node: begin; keys = server key-range bounds (S+1 values)
+  kPull = 2,        ///< worker -> server: send me your shard's parameters for `clock`
+  kPullReply = 3,   ///< server -> worker: keys and values; `version` = server clock served
+  kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
+  kSnapshot = 5,    ///< server -> scheduler: the shard's parameters at global clock `clock`
+  kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
+  kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot
+  kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
+};
+
+/// Largest valid MsgType value, for decoders.
+inline constexpr std::uint8_t kMaxMsgType = 8;
+
+/// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
+std::string_view msg_type_name(MsgType t);
+
+/// Flag bits in MessageHeader::flags.
+namespace msg_flags {
+/// On kPush: after applying, also answer a pull for clock+1 (saves one request per iteration,
+/// the push-pull pattern of ps-lite and BytePS).
+inline constexpr std::uint32_t kPullAfter = 1u << 0;
+/// On kSnapshot: this is the final snapshot, sent in answer to kStop.
+inline constexpr std::uint32_t kFinal = 1u << 1;
+/// On kWorkerDone / kAbort: the worker stopped because training diverged (NaN or inf loss).
+inline constexpr std::uint32_t kDiverged = 1u << 2;
+}  // namespace msg_flags
+
+/// Fixed-size metadata of a message. Every field has a meaning for every type; unused ones are 0.
+struct MessageHeader {
+  MsgType type = MsgType::kPull;
+  std::uint32_t flags = 0;
+  NodeId sender = 0;
+  NodeId receiver = 0;
+  std::uint64_t request_id = 0;  ///< sender-chosen, echoed in replies
+  std::uint32_t epoch = 0;       ///< membership epoch (bumped on failover)
+  std::uint32_t shard = 0;       ///< server index the payload belongs to
+  std::int64_t clock = 0;        ///< worker clock (push/pull) or global clock (snapshot)
+  std::int64_t version = 0;      ///< parameter version: server clock served / read
+  float loss = 0.0f;             ///< on kPush: the mini-batch's mean training loss (informational)
+};
+
+/// A message: header plus payload of sorted keys, float32 values and optional per-key lengths.
+/// `virtual_values` counts values that exist only as size (the timing-only synthetic model):
+/// they are not stored, but are counted in the encoded size and sent as zeros on a real wire.
+struct Message {
+  MessageHeader header;
+  std::vector<Key> keys;
+  std::vector<float> values;
+  std::vector<std::uint32_t> lengths;
+  std::uint64_t virtual_values = 0;
+};
+
+}  // namespace pstwin

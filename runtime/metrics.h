@@ -1,0 +1,43 @@
+// MetricsSink: where roles report what the run's outputs are made of.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace pstwin {
+
+/// One evaluation of the global model (a row of metrics.csv).
+struct EvalRow {
+  double time_s = 0.0;        ///< simulated (or wall) seconds since the job started
+  std::int64_t clock = 0;     ///< global clock: BSP applied clock, else min worker clock
+  std::uint64_t updates = 0;  ///< gradients applied so far, summed over servers
+  double train_loss = 0.0;    ///< mean loss on the training evaluation subset (incl. L2 term)
+  double test_loss = 0.0;     ///< mean loss on the test set
+  double test_metric = 0.0;   ///< accuracy in [0, 1]
+  double staleness_mean = 0.0;  ///< over gradients applied since the previous row
+  std::int64_t staleness_max = 0;
+};
+
+/// Receives measurements from roles. Environments provide one per run; the simulation shares one
+/// among all nodes of a run (single-threaded), so implementations need not be thread-safe unless
+/// an environment says otherwise.
+class MetricsSink {
+ public:
+  virtual ~MetricsSink() = default;
+  /// A server applied a gradient `staleness` clocks old (>= 0).
+  virtual void staleness(std::int64_t staleness) = 0;
+  /// A server applied `n` gradients (counts toward EvalRow::updates).
+  virtual void updates_applied(std::uint64_t n) = 0;
+  /// The scheduler evaluated the model. The sink fills updates and staleness fields itself.
+  virtual void eval(EvalRow row) = 0;
+  /// Something worth a line in events.jsonl: {"time_s":..., "type":..., ...}. `fields` is an
+  /// object; the sink adds "time_s" and "type".
+  virtual void event(double time_s, const std::string& type, nlohmann::json fields) = 0;
+  /// The scheduler's final report: parameters' SHA-256, diverged or not, and a reason.
+  virtual void finish(const std::string& params_sha256, bool diverged, const std::string& reason) = 0;
+};
+
+}  // namespace pstwin

@@ -1,0 +1,123 @@
+// Scenario: a what-if experiment as read from JSON, validated (DESIGN.md, "Scenarios").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kernels/device_spec.h"
+#include "runtime/consistency/controller.h"
+
+namespace pstwin {
+
+/// "data": where examples come from. Required unless the model is "synthetic".
+struct DataSection {
+  std::string format;        ///< "libsvm" or "idx"
+  std::string train;         ///< libsvm: file; idx: images file
+  std::string train_labels;  ///< idx only: labels file
+  std::string test;
+  std::string test_labels;   ///< idx only
+  std::string partition = "contiguous";  ///< "contiguous" or "shuffled" (seeded)
+  std::uint64_t train_eval_rows = 10000;  ///< training rows (seeded sample) for train_loss
+};
+
+/// "model".
+struct ModelSection {
+  std::string type;           ///< "logistic", "softmax" or "synthetic"
+  double l2 = 0.0;            ///< L2 coefficient lambda: loss + lambda/2 * ||w||^2 (biases excluded)
+  std::uint64_t parameters = 0;        ///< synthetic: number of float32 parameters
+  double flops_per_iteration = 0.0;    ///< synthetic: worker compute per iteration
+  double bytes_per_iteration = 0.0;    ///< synthetic: worker memory traffic per iteration
+};
+
+/// "training".
+struct TrainingSection {
+  std::uint64_t iterations = 0;   ///< clocks per worker
+  std::uint64_t batch_size = 0;   ///< examples per worker per iteration
+  double learning_rate = 0.0;
+  std::string optimizer = "sgd";  ///< "sgd" or "momentum" (server-side)
+  double momentum = 0.9;
+  std::uint64_t eval_every = 10;  ///< evaluate each time the global clock passes a multiple
+  std::optional<double> target_metric;  ///< for time-to-target
+};
+
+/// One entry of "consistency": a run of its own.
+struct ConsistencyVariant {
+  std::string name;  ///< unique; default "bsp", "asp", "ssp3", ...; used as the output folder
+  ConsistencyConfig config;
+};
+
+/// A node's network attachment to the star's switch.
+struct LinkSpec {
+  double bandwidth_Bps = 0.0;  ///< bytes per second, each direction
+  double latency_s = 0.0;
+};
+
+/// A group of hosts with the same hardware.
+struct HostGroupSpec {
+  DeviceSpec device;
+  LinkSpec link;
+};
+
+/// "cluster": a star of hosts around one switch.
+struct ClusterSection {
+  std::uint32_t workers = 0;
+  std::uint32_t servers = 0;
+  HostGroupSpec worker;
+  HostGroupSpec server;     ///< also used for the scheduler
+};
+
+/// One entry of "stragglers".
+struct StragglerSpec {
+  enum class Kind {
+    kSlowWorkers,  ///< (a) "slow": listed workers run `factor` times slower in [start_s, end_s)
+    kTransient,    ///< (b) "transient": each iteration, with `probability`, a worker is `factor`
+                   ///<     times slower for `iterations` iterations
+    kLognormal,    ///< (c) "lognormal": each iteration's compute is multiplied by
+                   ///<     max(1, exp(N(mu, sigma^2)))
+  };
+  Kind kind = Kind::kSlowWorkers;
+  std::vector<std::uint32_t> workers;  ///< which workers (0-based); empty = all
+  double factor = 1.0;                 ///< >= 1
+  double start_s = 0.0;
+  double end_s = 0.0;                  ///< +inf when "end" is absent
+  double probability = 0.0;            ///< transient, in [0, 1]
+  std::uint64_t iterations = 1;        ///< transient duration
+  double mu = 0.0;                     ///< lognormal
+  double sigma = 0.0;                  ///< lognormal, >= 0
+};
+
+/// "output".
+struct OutputSection {
+  std::string dir;  ///< default "runs/<name>"
+};
+
+/// A whole validated scenario.
+struct Scenario {
+  std::string name;
+  std::uint64_t seed = 0;
+  std::optional<DataSection> data;
+  ModelSection model;
+  TrainingSection training;
+  std::vector<ConsistencyVariant> consistency;
+  ClusterSection cluster;
+  std::vector<StragglerSpec> stragglers;
+  OutputSection output;
+  nlohmann::json source;  ///< the JSON it was parsed from, after --set overrides
+};
+
+/// Validates `doc` strictly and returns the scenario. Throws ScenarioError naming the JSON
+/// pointer and what was expected for an unknown key, a missing required key, a wrong type or an
+/// impossible value (e.g. zero workers, staleness < 0, a probability outside [0, 1], an unknown
+/// device preset, a unit it cannot parse, backup_workers >= workers). Relative data paths are
+/// resolved against `base_dir` (the scenario file's folder) when they do not exist as given.
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir = ".");
+
+/// Reads the file at `path`, applies each "/json/pointer=value" override (value parsed as JSON,
+/// else taken as a string; the pointer's parent must exist), then parse_scenario. Throws
+/// ScenarioError for unreadable files and JSON syntax errors too (pointer "" and the line).
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+}  // namespace pstwin
