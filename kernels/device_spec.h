@@ -14,8 +14,12 @@ struct DeviceSpec {
   std::string name;          ///< preset name or "custom"
   double peak_flops = 0.0;   ///< sustained flop/s, > 0
   double mem_bandwidth_Bps = 0.0;  ///< bytes/s, > 0
+  /// Fixed seconds added to every priced step (kernel launches, framework and input-pipeline
+  /// overhead that does not scale with the work), >= 0.
+  double overhead_s = 0.0;
 
-  /// Seconds the device needs for `cost`: max(flops / peak_flops, bytes / mem_bandwidth_Bps).
+  /// Seconds the device needs for `cost`:
+  /// overhead_s + max(flops / peak_flops, bytes / mem_bandwidth_Bps); 0 for an empty cost.
   double seconds(const Cost& cost) const;
 };
 

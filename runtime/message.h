@@ -14,7 +14,9 @@ using Key = std::uint64_t;
 
 /// What a message asks for or carries. Values are part of the wire format: never renumber.
 enum class MsgType : std::uint8_t {
-  kStart = 1,       ///< scheduler -> node: begin; keys = server key-range bounds (S+1 values)
+  kStart = 1,       ///< scheduler -> node: begin. To server i: keys {first key}, lengths {range
+                    ///< size}, values = initial parameters. To a worker: keys 0..S-1, lengths =
+                    ///< each server's range size (ranges are contiguous, in server order)
   kPull = 2,        ///< worker -> server: send me your shard's parameters for `clock`
   kPullReply = 3,   ///< server -> worker: keys and values; `version` = server clock served
   kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
@@ -39,6 +41,8 @@ inline constexpr std::uint32_t kPullAfter = 1u << 0;
 inline constexpr std::uint32_t kFinal = 1u << 1;
 /// On kWorkerDone / kAbort: the worker stopped because training diverged (NaN or inf loss).
 inline constexpr std::uint32_t kDiverged = 1u << 2;
+/// The payload covers a shard's whole key range in key order, so keys are omitted (dense models).
+inline constexpr std::uint32_t kWholeShard = 1u << 3;
 }  // namespace msg_flags
 
 /// Fixed-size metadata of a message. Every field has a meaning for every type; unused ones are 0.

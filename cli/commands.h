@@ -1,0 +1,16 @@
+// The pstwin subcommands. Each takes its arguments after the subcommand name and returns the
+// process exit status: 0 success, 1 a run failed, 2 bad input (scenario, flag or data).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pstwin::cli {
+
+/// `pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N] [--quiet]`
+int simulate_command(const std::vector<std::string>& args);
+
+/// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
+int validate_command(const std::vector<std::string>& args);
+
+}  // namespace pstwin::cli

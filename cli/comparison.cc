@@ -1,0 +1,91 @@
+#include "cli/comparison.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <stdexcept>
+
+namespace pstwin::cli {
+
+namespace {
+
+std::string format_field(const nlohmann::json& s, const std::string& key, bool for_csv) {
+  if (!s.contains(key) || s[key].is_null()) return for_csv ? "" : "-";
+  const auto& v = s[key];
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_integer() || v.is_number_unsigned()) return v.dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, for_csv ? "%.9g" : "%.4g", v.get<double>());
+  return buf;
+}
+
+std::string status_of(const nlohmann::json& s) {
+  if (!s.value("completed", false)) return "FAILED";
+  if (s.value("diverged", false)) return "DIVERGED";
+  return "ok";
+}
+
+}  // namespace
+
+const std::vector<std::string>& comparison_columns() {
+  static const std::vector<std::string> columns = {
+      "variant",          "mode",           "time_to_target_s", "final_test_metric",
+      "final_test_loss",  "updates",        "staleness_mean",   "staleness_max",
+      "sim_time_s",       "wall_time_s",    "bytes_sent",       "params_sha256"};
+  return columns;
+}
+
+void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries) {
+  std::ofstream out(path);
+  const auto& cols = comparison_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  out << ",status\n";
+  for (const auto& s : summaries) {
+    for (std::size_t i = 0; i < cols.size(); ++i)
+      out << (i ? "," : "") << format_field(s, cols[i], true);
+    out << ',' << status_of(s) << '\n';
+  }
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries) {
+  // The table leaves out the hash and bytes (they are in comparison.csv) to fit a terminal.
+  const std::vector<std::pair<std::string, std::string>> shown = {
+      {"variant", "variant"},         {"time_to_target_s", "time to target (s)"},
+      {"final_test_metric", "final test metric"}, {"updates", "updates"},
+      {"staleness_mean", "staleness mean"}, {"staleness_max", "max"},
+      {"sim_time_s", "sim time (s)"},   {"wall_time_s", "wall (s)"}};
+  std::vector<std::vector<std::string>> cells;
+  std::vector<std::string> header;
+  for (const auto& [key, title] : shown) header.push_back(title);
+  header.push_back("status");
+  cells.push_back(header);
+  for (const auto& s : summaries) {
+    std::vector<std::string> row;
+    for (const auto& [key, title] : shown) row.push_back(format_field(s, key, false));
+    row.push_back(status_of(s));
+    cells.push_back(row);
+  }
+  std::vector<std::size_t> width(header.size(), 0);
+  for (const auto& row : cells)
+    for (std::size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  for (std::size_t r = 0; r < cells.size(); ++r) {
+    for (std::size_t i = 0; i < cells[r].size(); ++i) {
+      const auto& c = cells[r][i];
+      // Names left-aligned, figures right-aligned.
+      if (i == 0 || i + 1 == cells[r].size())
+        out << c << std::string(width[i] - c.size(), ' ');
+      else
+        out << std::string(width[i] - c.size(), ' ') << c;
+      out << (i + 1 < cells[r].size() ? "  " : "\n");
+    }
+    if (r == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      out << std::string(total - 2, '-') << '\n';
+    }
+  }
+}
+
+}  // namespace pstwin::cli

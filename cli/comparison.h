@@ -1,0 +1,23 @@
+// The side-by-side comparison of a scenario's variants: a table for people, a CSV for tools.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pstwin::cli {
+
+/// Columns, in order, of comparison.csv and the printed table.
+const std::vector<std::string>& comparison_columns();
+
+/// Writes comparison.csv: a header of comparison_columns(), then one row per summary (as written
+/// to summary.json); null figures are empty fields. Throws std::runtime_error if it cannot write.
+void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries);
+
+/// Prints an aligned table of the same figures; "-" for figures that are null (e.g. a target
+/// not reached), "FAILED"/"DIVERGED" in the status column.
+void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries);
+
+}  // namespace pstwin::cli

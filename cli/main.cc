@@ -1,0 +1,36 @@
+// pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+void usage(std::ostream& out) {
+  out << "usage: pstwin <command> [options]\n\n"
+         "commands:\n"
+         "  simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
+         "           run every consistency variant of the scenario in SimGrid and compare them\n"
+         "  validate SCENARIO.json [--set /ptr=value ...]\n"
+         "           check a scenario without running it\n\n"
+         "Run 'pstwin <command> --help' for a command's options.\n";
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return 2;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "simulate") return pstwin::cli::simulate_command(args);
+  if (command == "validate") return pstwin::cli::validate_command(args);
+  if (command == "--help" || command == "-h" || command == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  std::cerr << "pstwin: unknown command '" << command << "'\n\n";
+  usage(std::cerr);
+  return 2;
+}

@@ -1,0 +1,53 @@
+#include "cli/scenario_options.h"
+
+#include <iostream>
+
+#include "runtime/errors.h"
+
+namespace po = boost::program_options;
+
+namespace pstwin::cli {
+
+void add_scenario_options(po::options_description& desc, po::positional_options_description& pos) {
+  desc.add_options()
+      ("scenario", po::value<std::string>()->required(), "scenario JSON file")
+      ("set", po::value<std::vector<std::string>>()->composing(),
+       "override a scenario value: --set /json/pointer=value (repeatable)")
+      ("help,h", "show this help");
+  pos.add("scenario", 1);
+}
+
+std::optional<po::variables_map> parse_args(const std::vector<std::string>& args,
+                                            const po::options_description& desc,
+                                            const po::positional_options_description& pos,
+                                            const std::string& usage, int& exit_code) {
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    if (vm.count("help")) {
+      std::cout << usage << "\n" << desc;
+      exit_code = 0;
+      return std::nullopt;
+    }
+    po::notify(vm);
+  } catch (const po::error& e) {
+    std::cerr << "pstwin: " << e.what() << "\n" << usage << "\n" << desc;
+    exit_code = 2;
+    return std::nullopt;
+  }
+  return vm;
+}
+
+std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
+  const auto path = vm["scenario"].as<std::string>();
+  std::vector<std::string> sets;
+  if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+  try {
+    return load_scenario(path, sets);
+  } catch (const ScenarioError& e) {
+    std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+}  // namespace pstwin::cli

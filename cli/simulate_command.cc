@@ -1,0 +1,115 @@
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/comparison.h"
+#include "cli/scenario_options.h"
+#include "cli/variant_processes.h"
+#include "runtime/errors.h"
+#include "runtime/job_setup.h"
+#include "sim/simulation.h"
+
+namespace po = boost::program_options;
+
+namespace pstwin::cli {
+
+namespace {
+constexpr const char* kUsage =
+    "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
+    "Runs each consistency variant of the scenario in SimGrid (one child process each) and\n"
+    "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
+    "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.";
+}  // namespace
+
+int simulate_command(const std::vector<std::string>& args) {
+  po::options_description desc("simulate options");
+  po::positional_options_description pos;
+  add_scenario_options(desc, pos);
+  desc.add_options()
+      ("out,o", po::value<std::string>(), "output folder")
+      ("jobs,j", po::value<unsigned>(), "variants to run at once (default: number of cores)")
+      ("quiet,q", "no progress line");
+  int code = 0;
+  auto vm = parse_args(args, desc, pos, kUsage, code);
+  if (!vm) return code;
+  auto scenario = load_scenario_from(*vm);
+  if (!scenario) return 2;
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (vm->count("jobs")) {
+    jobs = (*vm)["jobs"].as<unsigned>();
+    if (jobs == 0) {
+      std::cerr << "pstwin: --jobs must be at least 1\n";
+      return 2;
+    }
+  }
+  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
+                                           : (scenario->output.dir.empty()
+                                                  ? "runs/" + scenario->name
+                                                  : scenario->output.dir);
+
+  // Data is read once here; the children share it copy-on-write after fork.
+  PreparedTraining prepared;
+  try {
+    prepared = prepare_training(*scenario);
+  } catch (const DataError& e) {
+    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+    return 2;
+  } catch (const ScenarioError& e) {
+    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
+    return 2;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) {
+    std::cerr << "pstwin: cannot create output folder " << out << ": " << ec.message() << "\n";
+    return 2;
+  }
+
+  std::vector<std::string> names;
+  for (const auto& v : scenario->consistency) names.push_back(v.name);
+  const auto status = run_variant_processes(
+      names, jobs,
+      [&](std::size_t i, const std::function<void(double, double)>& report) {
+        simulate_variant(*scenario, scenario->consistency[i], prepared, out + "/" + names[i],
+                         report);
+        return 0;
+      },
+      vm->count("quiet") > 0);
+
+  std::vector<nlohmann::json> summaries;
+  bool all_ok = true;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    nlohmann::json s;
+    std::ifstream in(out + "/" + names[i] + "/summary.json");
+    if (in) {
+      try {
+        in >> s;
+      } catch (const nlohmann::json::exception&) {
+        s = nlohmann::json::object();
+      }
+    }
+    if (!s.is_object() || s.empty()) s = {{"variant", names[i]}, {"completed", false}};
+    if (status[i].exit_code != 0) {
+      s["completed"] = false;
+      all_ok = false;
+    }
+    summaries.push_back(s);
+  }
+  write_comparison_csv(out + "/comparison.csv", summaries);
+  std::cout << "scenario " << scenario->name << ": " << scenario->cluster.workers << " workers, "
+            << scenario->cluster.servers << " servers";
+  if (scenario->training.target_metric)
+    std::cout << ", target test metric " << *scenario->training.target_metric;
+  std::cout << "\n\n";
+  print_comparison_table(std::cout, summaries);
+  std::cout << "\noutputs: " << out << "/ (comparison.csv, <variant>/metrics.csv, summary.json, "
+            << "events.jsonl)\n";
+  for (const auto& s : summaries)
+    if (s.value("diverged", false))
+      std::cout << "note: " << s.value("variant", "?") << ": " << s.value("reason", "") << "\n";
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace pstwin::cli

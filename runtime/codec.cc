@@ -1,0 +1,321 @@
+// The wire encoding of Message (layout in codec.h). Integers are written byte by byte in
+// little-endian order, so the format does not depend on the host; bulk arrays are copied with
+// memcpy only when the host is little-endian too.
+#include "runtime/codec.h"
+
+#include <zlib.h>
+
+#include <bit>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "runtime/errors.h"
+
+namespace pstwin {
+namespace {
+
+static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == 4,
+              "the wire carries IEEE 754 binary32 values");
+
+constexpr std::uint8_t kMagic[4] = {'P', 'S', 'T', 'W'};
+constexpr std::size_t kCrcBytes = 4;
+constexpr std::size_t kMinMessageBytes = kWireHeaderBytes + kCrcBytes;
+constexpr bool kHostIsLittleEndian = std::endian::native == std::endian::little;
+
+enum KeyMode : std::uint8_t { kNoKeys = 0, kExplicitKeys = 1, kKeyRange = 2 };
+
+// ---- little-endian scalar access -------------------------------------------------------------
+
+void store_u32(std::uint8_t* p, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+void store_u64(std::uint8_t* p, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+std::uint32_t load_u32(const std::uint8_t* p) {
+  std::uint32_t v = 0;
+  for (int i = 0; i < 4; ++i) v |= std::uint32_t{p[i]} << (8 * i);
+  return v;
+}
+std::uint64_t load_u64(const std::uint8_t* p) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{p[i]} << (8 * i);
+  return v;
+}
+
+// ---- little-endian array access (T is a 4- or 8-byte integer or float) ------------------------
+
+template <typename T>
+void store_array(std::uint8_t* p, const T* src, std::size_t n) {
+  if constexpr (kHostIsLittleEndian) {
+    if (n > 0) std::memcpy(p, src, n * sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < n; ++i, p += sizeof(T)) {
+      if constexpr (sizeof(T) == 4) store_u32(p, std::bit_cast<std::uint32_t>(src[i]));
+      else store_u64(p, std::bit_cast<std::uint64_t>(src[i]));
+    }
+  }
+}
+
+template <typename T>
+void load_array(T* dst, const std::uint8_t* p, std::size_t n) {
+  if constexpr (kHostIsLittleEndian) {
+    if (n > 0) std::memcpy(dst, p, n * sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < n; ++i, p += sizeof(T)) {
+      if constexpr (sizeof(T) == 4) dst[i] = std::bit_cast<T>(load_u32(p));
+      else dst[i] = std::bit_cast<T>(load_u64(p));
+    }
+  }
+}
+
+// zlib's crc32() takes a 32-bit length, so feed large buffers in chunks.
+std::uint32_t crc32_of(const std::uint8_t* data, std::size_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  constexpr std::size_t kChunk = std::size_t{1} << 30;
+  while (size > 0) {
+    const std::size_t n = size < kChunk ? size : kChunk;
+    crc = crc32(crc, data, static_cast<uInt>(n));
+    data += n;
+    size -= n;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+// ---- encoding --------------------------------------------------------------------------------
+
+// Checks the payload's invariants and picks the key mode. O(keys), allocates nothing.
+KeyMode key_mode_of(const Message& msg) {
+  const std::vector<Key>& keys = msg.keys;
+  if (!msg.lengths.empty() && msg.lengths.size() != keys.size()) {
+    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": " +
+                        std::to_string(msg.lengths.size()) + " lengths for " +
+                        std::to_string(keys.size()) + " keys; expected none or one per key");
+  }
+  if (keys.empty()) return kNoKeys;
+  for (std::size_t i = 1; i < keys.size(); ++i) {
+    if (keys[i] <= keys[i - 1]) {
+      throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) +
+                          ": keys must be strictly increasing, but key[" + std::to_string(i) +
+                          "] = " + std::to_string(keys[i]) + " follows key[" +
+                          std::to_string(i - 1) + "] = " + std::to_string(keys[i - 1]));
+    }
+  }
+  // n strictly increasing keys spanning exactly n-1 must be consecutive.
+  return keys.back() - keys.front() == keys.size() - 1 ? kKeyRange : kExplicitKeys;
+}
+
+// Total stored plus virtual values; throws if the count cannot be represented.
+std::uint64_t value_count(const Message& msg) {
+  const std::uint64_t stored = msg.values.size();
+  if (msg.virtual_values > std::numeric_limits<std::uint64_t>::max() - stored) {
+    throw ProtocolError("encode: value count overflows (virtual_values = " +
+                        std::to_string(msg.virtual_values) + ")");
+  }
+  return stored + msg.virtual_values;
+}
+
+std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  const std::uint64_t n_v = value_count(msg);
+  const std::size_t key_bytes =
+      mode == kNoKeys ? 0 : mode == kKeyRange ? sizeof(std::uint64_t) : msg.keys.size() * 8;
+  const std::size_t length_bytes = msg.lengths.size() * 4;
+  std::size_t total = kMinMessageBytes + key_bytes + length_bytes;  // cannot overflow: vectors
+  if (n_v > (kMax - total) / 4) {                                   // are bounded by memory
+    throw ProtocolError("encode: message with " + std::to_string(n_v) +
+                        " values is too large to encode");
+  }
+  return total + static_cast<std::size_t>(n_v) * 4;
+}
+
+}  // namespace
+
+std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
+
+std::vector<std::uint8_t> encode(const Message& msg) {
+  const KeyMode mode = key_mode_of(msg);
+  // Zero-initialised, which is also what virtual values are sent as.
+  std::vector<std::uint8_t> out(encoded_size_for(msg, mode));
+  std::uint8_t* p = out.data();
+  const MessageHeader& h = msg.header;
+
+  std::memcpy(p, kMagic, 4);
+  p[4] = kWireVersion;
+  p[5] = static_cast<std::uint8_t>(h.type);
+  p[6] = mode;
+  p[7] = 0;
+  store_u32(p + 8, h.flags);
+  store_u32(p + 12, h.sender);
+  store_u32(p + 16, h.receiver);
+  store_u64(p + 20, h.request_id);
+  store_u32(p + 28, h.epoch);
+  store_u32(p + 32, h.shard);
+  store_u64(p + 36, static_cast<std::uint64_t>(h.clock));
+  store_u64(p + 44, static_cast<std::uint64_t>(h.version));
+  store_u32(p + 52, std::bit_cast<std::uint32_t>(h.loss));
+  store_u64(p + 56, msg.keys.size());
+  store_u64(p + 64, value_count(msg));
+  store_u64(p + 72, msg.lengths.size());
+  p += kWireHeaderBytes;
+
+  if (mode == kExplicitKeys) {
+    store_array(p, msg.keys.data(), msg.keys.size());
+    p += msg.keys.size() * 8;
+  } else if (mode == kKeyRange) {
+    store_u64(p, msg.keys.front());
+    p += 8;
+  }
+  store_array(p, msg.values.data(), msg.values.size());
+  p += (msg.values.size() + msg.virtual_values) * 4;
+  store_array(p, msg.lengths.data(), msg.lengths.size());
+  p += msg.lengths.size() * 4;
+
+  store_u32(p, crc32_of(out.data(), out.size() - kCrcBytes));
+  return out;
+}
+
+// ---- decoding --------------------------------------------------------------------------------
+
+namespace {
+
+// Builds "decode <type>: <what>" errors once the type is known.
+class DecodeError {
+ public:
+  explicit DecodeError(std::string_view type) : prefix_("decode " + std::string(type) + ": ") {}
+  [[noreturn]] void fail(const std::string& what) const { throw ProtocolError(prefix_ + what); }
+
+ private:
+  std::string prefix_;
+};
+
+std::string hex32(std::uint32_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s = "0x";
+  for (int i = 7; i >= 0; --i) s += digits[(v >> (4 * i)) & 0xf];
+  return s;
+}
+
+// Consumes `count` items of `item_bytes` from `remain`, failing if they do not fit. Divides
+// instead of multiplying, so a count near 2^64 cannot overflow the check.
+void take(const DecodeError& err, std::size_t& remain, std::uint64_t count,
+          std::size_t item_bytes, const char* what) {
+  if (count > remain / item_bytes) {
+    err.fail("truncated: header says " + std::to_string(count) + " " + what + " (" +
+             std::to_string(item_bytes) + " bytes each) but " + std::to_string(remain) +
+             " bytes remain");
+  }
+  remain -= static_cast<std::size_t>(count) * item_bytes;
+}
+
+}  // namespace
+
+Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes) {
+  const DecodeError early("message");
+  if (size > max_bytes) {
+    early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
+               " bytes");
+  }
+  if (size < kMinMessageBytes) {
+    early.fail("truncated: " + std::to_string(size) + " bytes, less than the " +
+               std::to_string(kMinMessageBytes) + "-byte minimum (header and checksum)");
+  }
+  if (std::memcmp(data, kMagic, 4) != 0) {
+    early.fail("bad magic " + hex32(load_u32(data)) + ", expected \"PSTW\"");
+  }
+  if (data[4] != kWireVersion) {
+    early.fail("unknown format version " + std::to_string(data[4]) + " (this build reads " +
+               std::to_string(kWireVersion) + ")");
+  }
+  if (data[5] == 0 || data[5] > kMaxMsgType) {
+    early.fail("unknown message type " + std::to_string(data[5]) + " (valid: 1.." +
+               std::to_string(kMaxMsgType) + ")");
+  }
+  Message msg;
+  MessageHeader& h = msg.header;
+  h.type = static_cast<MsgType>(data[5]);
+  const DecodeError err(msg_type_name(h.type));
+
+  const std::uint8_t mode = data[6];
+  if (mode > kKeyRange) err.fail("unknown key mode " + std::to_string(mode) + " (valid: 0, 1, 2)");
+  if (data[7] != 0) err.fail("reserved byte 7 is " + std::to_string(data[7]) + ", must be 0");
+  h.flags = load_u32(data + 8);
+  h.sender = load_u32(data + 12);
+  h.receiver = load_u32(data + 16);
+  h.request_id = load_u64(data + 20);
+  h.epoch = load_u32(data + 28);
+  h.shard = load_u32(data + 32);
+  h.clock = static_cast<std::int64_t>(load_u64(data + 36));
+  h.version = static_cast<std::int64_t>(load_u64(data + 44));
+  h.loss = std::bit_cast<float>(load_u32(data + 52));
+  const std::uint64_t n_k = load_u64(data + 56);
+  const std::uint64_t n_v = load_u64(data + 64);
+  const std::uint64_t n_l = load_u64(data + 72);
+
+  // Validate every count against the bytes actually present before allocating anything.
+  if (mode == kNoKeys && n_k != 0) {
+    err.fail("key mode 0 (no keys) but header says " + std::to_string(n_k) + " keys");
+  }
+  if (mode != kNoKeys && n_k == 0) {
+    err.fail("key mode " + std::to_string(mode) + " with 0 keys (an empty key list is mode 0)");
+  }
+  if (n_l != 0 && n_l != n_k) {
+    err.fail("header says " + std::to_string(n_l) + " lengths for " + std::to_string(n_k) +
+             " keys; expected 0 or one per key");
+  }
+  // A range costs 8 wire bytes whatever its length, so bound its expansion separately: at most
+  // as many keys as a max_bytes message could carry values for.
+  if (mode == kKeyRange && n_k > max_bytes / sizeof(float)) {
+    err.fail("key range of " + std::to_string(n_k) + " keys exceeds the " +
+             std::to_string(max_bytes / sizeof(float)) + " keys allowed by the " +
+             std::to_string(max_bytes) + "-byte limit");
+  }
+  std::size_t remain = size - kMinMessageBytes;
+  if (mode == kExplicitKeys) take(err, remain, n_k, 8, "keys");
+  if (mode == kKeyRange) take(err, remain, 1, 8, "first-key fields");
+  take(err, remain, n_v, 4, "values");
+  take(err, remain, n_l, 4, "lengths");
+  if (remain != 0) {
+    err.fail(std::to_string(remain) + " trailing bytes after " + std::to_string(n_k) + " keys, " +
+             std::to_string(n_v) + " values and " + std::to_string(n_l) + " lengths");
+  }
+  const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
+  const std::uint32_t computed_crc = crc32_of(data, size - kCrcBytes);
+  if (stored_crc != computed_crc) {
+    err.fail("checksum mismatch: message says " + hex32(stored_crc) + ", bytes give " +
+             hex32(computed_crc));
+  }
+
+  const std::uint8_t* p = data + kWireHeaderBytes;
+  if (mode == kExplicitKeys) {
+    msg.keys.resize(n_k);
+    load_array(msg.keys.data(), p, n_k);
+    p += n_k * 8;
+    for (std::size_t i = 1; i < msg.keys.size(); ++i) {
+      if (msg.keys[i] <= msg.keys[i - 1]) {
+        err.fail("keys not strictly increasing: key[" + std::to_string(i) + "] = " +
+                 std::to_string(msg.keys[i]) + " follows key[" + std::to_string(i - 1) +
+                 "] = " + std::to_string(msg.keys[i - 1]));
+      }
+    }
+  } else if (mode == kKeyRange) {
+    const Key first = load_u64(p);
+    p += 8;
+    // The last key, first + n_k - 1, must not pass 2^64 - 1.
+    if (n_k - 1 > std::numeric_limits<Key>::max() - first) {
+      err.fail("key range of " + std::to_string(n_k) + " keys from " + std::to_string(first) +
+               " overflows 64-bit keys");
+    }
+    msg.keys.resize(n_k);
+    for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
+  }
+  msg.values.resize(n_v);
+  load_array(msg.values.data(), p, n_v);
+  p += n_v * 4;
+  msg.lengths.resize(n_l);
+  load_array(msg.lengths.data(), p, n_l);
+  return msg;
+}
+
+}  // namespace pstwin

@@ -1,0 +1,99 @@
+#include "runtime/job_setup.h"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include "runtime/errors.h"
+#include "runtime/rng.h"
+
+namespace pstwin {
+
+namespace {
+// Streams of Rng::derive_seed used here (node id kNoNode: not a node's stream).
+constexpr std::uint64_t kNoNode = ~std::uint64_t{0};
+constexpr std::uint64_t kPartitionStream = 1;
+constexpr std::uint64_t kTrainEvalStream = 2;
+
+void shuffle(std::vector<std::uint32_t>& v, Rng& rng) {
+  for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+}  // namespace
+
+PreparedTraining prepare_training(const Scenario& scenario) {
+  PreparedTraining p;
+  if (scenario.model.type == "synthetic") return p;
+  const DataSection& d = *scenario.data;
+  if (d.format == "libsvm") {
+    p.train = std::make_unique<Dataset>(read_libsvm(d.train));
+    p.test = std::make_unique<Dataset>(read_libsvm(d.test));
+  } else {
+    p.train = std::make_unique<Dataset>(read_idx(d.train, d.train_labels));
+    p.test = std::make_unique<Dataset>(read_idx(d.test, d.test_labels));
+  }
+  // A test set may use fewer feature indices or classes than the training set (or more: a
+  // feature never seen in training simply has weight zero).
+  const std::size_t features = std::max(p.train->cols, p.test->cols);
+  const std::size_t classes = std::max(p.train->num_classes, p.test->num_classes);
+  try {
+    p.model = make_model(scenario.model, features, classes);
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError("/model/type", e.what());
+  }
+
+  const std::uint32_t workers = scenario.cluster.workers;
+  const std::size_t n = p.train->rows;
+  if (n < workers)
+    throw ScenarioError("/cluster/workers", std::to_string(workers) + " workers but only " +
+                                                std::to_string(n) + " training rows in " +
+                                                p.train->source);
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  if (d.partition == "shuffled") {
+    Rng rng(Rng::derive_seed(scenario.seed, kNoNode, kPartitionStream));
+    shuffle(order, rng);
+  }
+  p.worker_rows.resize(workers);
+  for (std::uint32_t w = 0; w < workers; ++w) {
+    const std::size_t begin = n * w / workers, end = n * (w + 1) / workers;
+    p.worker_rows[w].assign(order.begin() + static_cast<long>(begin),
+                            order.begin() + static_cast<long>(end));
+  }
+  // A seeded sample of training rows for train_loss, so evaluating stays cheap on big sets.
+  std::vector<std::uint32_t> sample(n);
+  std::iota(sample.begin(), sample.end(), 0u);
+  if (d.train_eval_rows < n) {
+    Rng rng(Rng::derive_seed(scenario.seed, kNoNode, kTrainEvalStream));
+    shuffle(sample, rng);
+    sample.resize(d.train_eval_rows);
+    std::sort(sample.begin(), sample.end());
+  }
+  p.train_eval_rows = std::move(sample);
+  return p;
+}
+
+JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& variant,
+                      const PreparedTraining& prepared) {
+  JobSpec spec;
+  spec.layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
+  spec.consistency = variant.config;
+  spec.iterations = scenario.training.iterations;
+  spec.batch_size = scenario.training.batch_size;
+  spec.learning_rate = scenario.training.learning_rate;
+  spec.optimizer = scenario.training.optimizer;
+  spec.momentum = scenario.training.momentum;
+  spec.eval_every = scenario.training.eval_every;
+  if (scenario.model.type == "synthetic") {
+    spec.synthetic = SyntheticModel{scenario.model.parameters, scenario.model.flops_per_iteration,
+                                    scenario.model.bytes_per_iteration};
+  } else {
+    spec.model = prepared.model.get();
+    spec.train = prepared.train.get();
+    spec.test = prepared.test.get();
+    spec.worker_rows = prepared.worker_rows;
+    spec.train_eval_rows = prepared.train_eval_rows;
+  }
+  return spec;
+}
+
+}  // namespace pstwin

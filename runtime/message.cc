@@ -1,0 +1,21 @@
+// Message type names, for logs and errors.
+#include "runtime/message.h"
+
+namespace pstwin {
+
+std::string_view msg_type_name(MsgType t) {
+  switch (t) {
+    case MsgType::kStart: return "start";
+    case MsgType::kPull: return "pull";
+    case MsgType::kPullReply: return "pull-reply";
+    case MsgType::kPush: return "push";
+    case MsgType::kSnapshot: return "snapshot";
+    case MsgType::kWorkerDone: return "worker-done";
+    case MsgType::kStop: return "stop";
+    case MsgType::kAbort: return "abort";
+  }
+  // A MsgType built from an unchecked byte can hold any value; the switch covers the named ones.
+  return "unknown";
+}
+
+}  // namespace pstwin

@@ -1,0 +1,88 @@
+#include "runtime/output/run_recorder.h"
+
+#include <cmath>
+#include <filesystem>
+#include <stdexcept>
+
+namespace pstwin {
+
+namespace {
+// Shortest text that reads back as the same double; non-finite values become an empty field.
+std::string csv_number(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+}  // namespace
+
+RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_metric)
+    : target_(target_metric) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output folder " + dir + ": " + ec.message());
+  metrics_.open(dir + "/metrics.csv");
+  events_.open(dir + "/events.jsonl");
+  if (!metrics_ || !events_) throw std::runtime_error("cannot write into output folder " + dir);
+  metrics_ << "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
+}
+
+void RunRecorder::staleness(std::int64_t s) {
+  window_sum_ += static_cast<double>(s);
+  ++window_count_;
+  window_max_ = std::max(window_max_, s);
+  sum_all_ += static_cast<double>(s);
+  ++count_all_;
+  staleness_max_all_ = std::max(staleness_max_all_, s);
+  const auto idx = static_cast<std::size_t>(s);
+  if (histogram_.size() <= idx) histogram_.resize(idx + 1, 0);
+  ++histogram_[idx];
+}
+
+void RunRecorder::updates_applied(std::uint64_t n) { updates_ += n; }
+
+void RunRecorder::eval(EvalRow row) {
+  row.updates = updates_;
+  row.staleness_mean = window_count_ ? window_sum_ / static_cast<double>(window_count_) : 0.0;
+  row.staleness_max = window_max_;
+  window_sum_ = 0.0;
+  window_count_ = 0;
+  window_max_ = 0;
+  metrics_ << csv_number(row.time_s) << ',' << row.clock << ',' << row.updates << ','
+           << csv_number(row.train_loss) << ',' << csv_number(row.test_loss) << ','
+           << csv_number(row.test_metric) << ',' << csv_number(row.staleness_mean) << ','
+           << row.staleness_max << '\n';
+  if (target_ && !time_to_target_s_ && std::isfinite(row.test_metric) &&
+      row.test_metric >= *target_)
+    time_to_target_s_ = row.time_s;
+  rows_.push_back(row);
+  if (on_eval) on_eval(row);
+}
+
+void RunRecorder::event(double time_s, const std::string& type, nlohmann::json fields) {
+  nlohmann::json line = nlohmann::json::object();
+  line["time_s"] = time_s;
+  line["type"] = type;
+  for (auto& [k, v] : fields.items()) line[k] = v;
+  events_ << line.dump() << '\n';
+}
+
+void RunRecorder::finish(const std::string& params_sha256, bool diverged,
+                         const std::string& reason) {
+  finished_ = true;
+  sha256_ = params_sha256;
+  diverged_ = diverged;
+  reason_ = reason;
+  flush();
+}
+
+double RunRecorder::staleness_mean() const {
+  return count_all_ ? sum_all_ / static_cast<double>(count_all_) : 0.0;
+}
+
+void RunRecorder::flush() {
+  metrics_.flush();
+  events_.flush();
+}
+
+}  // namespace pstwin

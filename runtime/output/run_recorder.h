@@ -1,0 +1,68 @@
+// RunRecorder: the MetricsSink that writes a run's output folder (DESIGN.md, "Outputs").
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/metrics.h"
+
+namespace pstwin {
+
+/// Writes DIR/metrics.csv (one row per evaluation) and DIR/events.jsonl (one JSON object per
+/// line) as results arrive, and keeps the figures summary.json needs. Single-threaded.
+/// Non-finite figures are written as empty CSV fields (the synthetic model has no losses).
+class RunRecorder : public MetricsSink {
+ public:
+  /// Creates `dir` (and parents) and opens the two files. Throws std::runtime_error naming the
+  /// path when it cannot. `target_metric`: first time test_metric reaches it is time-to-target.
+  RunRecorder(const std::string& dir, std::optional<double> target_metric);
+
+  void staleness(std::int64_t staleness) override;
+  void updates_applied(std::uint64_t n) override;
+  void eval(EvalRow row) override;
+  void event(double time_s, const std::string& type, nlohmann::json fields) override;
+  void finish(const std::string& params_sha256, bool diverged, const std::string& reason) override;
+
+  /// Called by the environment each time a progress update is worth showing; may be empty.
+  std::function<void(const EvalRow&)> on_eval;
+
+  const std::vector<EvalRow>& rows() const { return rows_; }
+  std::uint64_t updates() const { return updates_; }
+  double staleness_mean() const;
+  std::int64_t staleness_max() const { return staleness_max_all_; }
+  /// Histogram of staleness values: counts[s] = gradients applied s clocks stale.
+  const std::vector<std::uint64_t>& staleness_histogram() const { return histogram_; }
+  std::optional<double> time_to_target_s() const { return time_to_target_s_; }
+  bool finished() const { return finished_; }
+  const std::string& params_sha256() const { return sha256_; }
+  bool diverged() const { return diverged_; }
+  const std::string& reason() const { return reason_; }
+  /// Flushes both files.
+  void flush();
+
+ private:
+  std::ofstream metrics_;
+  std::ofstream events_;
+  std::optional<double> target_;
+  std::vector<EvalRow> rows_;
+  std::uint64_t updates_ = 0;
+  // Staleness since the previous row, and over the whole run.
+  double window_sum_ = 0.0;
+  std::uint64_t window_count_ = 0;
+  std::int64_t window_max_ = 0;
+  double sum_all_ = 0.0;
+  std::uint64_t count_all_ = 0;
+  std::int64_t staleness_max_all_ = 0;
+  std::vector<std::uint64_t> histogram_;
+  std::optional<double> time_to_target_s_;
+  bool finished_ = false;
+  bool diverged_ = false;
+  std::string sha256_;
+  std::string reason_;
+};
+
+}  // namespace pstwin

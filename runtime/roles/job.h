@@ -1,0 +1,63 @@
+// What every role of one job knows before it starts: who is who, and the training setup.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/consistency/controller.h"
+#include "runtime/data/dataset.h"
+#include "runtime/message.h"
+#include "runtime/model/model.h"
+
+namespace pstwin {
+
+/// Node numbering of a job: 0 is the scheduler, then S servers, then W workers.
+struct JobLayout {
+  std::uint32_t servers = 0;
+  std::uint32_t workers = 0;
+
+  static constexpr NodeId scheduler() { return 0; }
+  NodeId server(std::uint32_t i) const { return 1 + i; }
+  NodeId worker(std::uint32_t i) const { return 1 + servers + i; }
+  std::uint32_t nodes() const { return 1 + servers + workers; }
+  bool is_server(NodeId n) const { return n >= 1 && n <= servers; }
+  bool is_worker(NodeId n) const { return n > servers && n < nodes(); }
+  std::uint32_t server_index(NodeId n) const { return n - 1; }
+  std::uint32_t worker_index(NodeId n) const { return n - 1 - servers; }
+};
+
+/// The timing-only model: gradients are sized, never computed (scale studies).
+struct SyntheticModel {
+  std::uint64_t parameters = 0;
+  double flops_per_iteration = 0.0;
+  double bytes_per_iteration = 0.0;
+};
+
+/// The training setup shared by all roles of a job. Pointers are non-owning and must outlive the
+/// roles; `model`, `train` and `test` are null for the synthetic model.
+struct JobSpec {
+  JobLayout layout;
+  ConsistencyConfig consistency;
+  std::uint64_t iterations = 0;      ///< clocks per worker
+  std::uint64_t batch_size = 0;
+  double learning_rate = 0.0;
+  std::string optimizer = "sgd";     ///< "sgd" or "momentum"
+  double momentum = 0.0;
+  std::uint64_t eval_every = 0;      ///< global clocks between evaluations
+  double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
+  const Model* model = nullptr;
+  std::optional<SyntheticModel> synthetic;
+  const Dataset* train = nullptr;
+  const Dataset* test = nullptr;
+  /// Rows of `train` owned by each worker (partition), and the rows used for train_loss.
+  std::vector<std::vector<std::uint32_t>> worker_rows;
+  std::vector<std::uint32_t> train_eval_rows;
+
+  std::uint64_t num_parameters() const {
+    return synthetic ? synthetic->parameters : model->num_parameters();
+  }
+};
+
+}  // namespace pstwin

@@ -1,0 +1,188 @@
+#include "runtime/roles/scheduler.h"
+
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <openssl/evp.h>
+
+#include "runtime/errors.h"
+
+namespace pstwin {
+
+Scheduler::Scheduler(Env& env, const JobSpec& spec, KernelBackend& kernels)
+    : env_(env), spec_(spec), kernels_(kernels) {}
+
+std::string Scheduler::params_sha256(const std::vector<float>& params) {
+  // Little-endian float32 bytes in key order; this machine's order is little-endian, asserted
+  // at compile time below rather than converted at run time.
+  static_assert(sizeof(float) == 4);
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(params.data(), params.size() * sizeof(float), digest, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  char buf[3];
+  for (unsigned int i = 0; i < len; ++i) {
+    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
+    hex += buf;
+  }
+  return hex;
+}
+
+void Scheduler::start_job() {
+  const std::uint64_t n = spec_.num_parameters();
+  ranges_ = range_partition(n, spec_.layout.servers);
+  std::vector<float> init;
+  if (!spec_.synthetic) {
+    init.assign(n, 0.0f);
+    spec_.model->init(init.data(), env_.rng());
+  }
+  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
+    Message m;
+    m.header.type = MsgType::kStart;
+    m.header.shard = s;
+    m.keys = {ranges_[s].begin};
+    m.lengths = {static_cast<std::uint32_t>(ranges_[s].size())};
+    if (spec_.synthetic)
+      m.virtual_values = ranges_[s].size();
+    else
+      m.values.assign(init.begin() + static_cast<long>(ranges_[s].begin),
+                      init.begin() + static_cast<long>(ranges_[s].end));
+    env_.send(spec_.layout.server(s), std::move(m));
+  }
+  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
+    Message m;
+    m.header.type = MsgType::kStart;
+    for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
+      m.keys.push_back(s);
+      m.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
+    }
+    env_.send(spec_.layout.worker(w), std::move(m));
+  }
+}
+
+void Scheduler::run() {
+  for (const auto& r : range_partition(spec_.num_parameters(), spec_.layout.servers))
+    if (r.size() > 0xffffffffULL)
+      throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
+  start_job();
+  std::uint32_t workers_done = 0;
+  std::uint32_t finals = 0;
+  final_.params.assign(spec_.synthetic ? 0 : spec_.num_parameters(), 0.0f);
+  std::int64_t final_clock = 0;
+  while (finals < spec_.layout.servers) {
+    auto m = env_.recv(spec_.stall_timeout_s);
+    if (!m)
+      throw std::runtime_error("scheduler: nothing received for " +
+                               std::to_string(spec_.stall_timeout_s) +
+                               " s; a role is stuck or gone");
+    switch (m->header.type) {
+      case MsgType::kSnapshot:
+        if (m->header.flags & msg_flags::kFinal) {
+          const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
+          if (!spec_.synthetic) {
+            if (m->values.size() != r.size())
+              throw ProtocolError("scheduler: final snapshot size does not match its range");
+            std::copy(m->values.begin(), m->values.end(),
+                      final_.params.begin() + static_cast<long>(r.begin));
+          }
+          final_clock = finals == 0 ? m->header.clock : std::min(final_clock, m->header.clock);
+          ++finals;
+        } else if (!stopping_) {
+          handle_snapshot(*m);
+        }
+        break;
+      case MsgType::kWorkerDone:
+        if (++workers_done == spec_.layout.workers && !stopping_) stop_all(false);
+        break;
+      case MsgType::kAbort:
+        if (!stopping_) {
+          diverged_ = true;
+          reason_ = "training diverged: worker " +
+                    std::to_string(spec_.layout.worker_index(m->header.sender)) +
+                    " saw a non-finite mini-batch loss at clock " +
+                    std::to_string(m->header.clock);
+          env_.metrics().event(env_.now(), "diverged",
+                               {{"worker", spec_.layout.worker_index(m->header.sender)},
+                                {"clock", m->header.clock}});
+          stop_all(true);
+        }
+        break;
+      default:
+        throw ProtocolError("scheduler: unexpected " +
+                            std::string(msg_type_name(m->header.type)) + " from node " +
+                            std::to_string(m->header.sender));
+    }
+  }
+  if (!diverged_ && final_clock != last_eval_clock_) evaluate(final_clock, final_.params);
+  env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
+}
+
+void Scheduler::handle_snapshot(const Message& m) {
+  const std::int64_t clock = m.header.clock;
+  Assembly& a = assemblies_[clock];
+  if (!spec_.synthetic) {
+    if (a.params.empty()) a.params.assign(spec_.num_parameters(), 0.0f);
+    const KeyRange& r = ranges_.at(spec_.layout.server_index(m.header.sender));
+    if (m.values.size() != r.size())
+      throw ProtocolError("scheduler: snapshot size does not match its range");
+    std::copy(m.values.begin(), m.values.end(), a.params.begin() + static_cast<long>(r.begin));
+  }
+  if (++a.shards < spec_.layout.servers) return;
+  std::vector<float> params = std::move(a.params);
+  assemblies_.erase(clock);
+  if (!evaluate(clock, params)) {
+    diverged_ = true;
+    reason_ = "training diverged: non-finite loss at global clock " + std::to_string(clock);
+    env_.metrics().event(env_.now(), "diverged", {{"clock", clock}});
+    stop_all(true);
+  }
+}
+
+bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params) {
+  last_eval_clock_ = clock;
+  EvalRow row;
+  row.time_s = env_.now();
+  row.clock = clock;
+  if (spec_.synthetic) {
+    row.train_loss = row.test_loss = row.test_metric = std::nan("");
+    env_.metrics().eval(row);
+    return true;
+  }
+  const double reg = spec_.model->regularizer(params.data());
+  LossStats train;
+  spec_.model->evaluate(kernels_, *spec_.train,
+                        RowSelection{spec_.train_eval_rows.data(), spec_.train_eval_rows.size()},
+                        params.data(), &train);
+  std::vector<std::uint32_t> all(spec_.test->rows);
+  for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
+  LossStats test;
+  spec_.model->evaluate(kernels_, *spec_.test, RowSelection{all.data(), all.size()},
+                        params.data(), &test);
+  row.train_loss = train.count ? train.loss_sum / static_cast<double>(train.count) + reg : reg;
+  row.test_loss = test.count ? test.loss_sum / static_cast<double>(test.count) + reg : reg;
+  row.test_metric =
+      test.count ? static_cast<double>(test.correct) / static_cast<double>(test.count) : 0.0;
+  const bool finite = std::isfinite(row.train_loss) && std::isfinite(row.test_loss);
+  if (finite) env_.metrics().eval(row);
+  return finite;
+}
+
+void Scheduler::stop_all(bool include_workers) {
+  stopping_ = true;
+  assemblies_.clear();
+  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
+    Message m;
+    m.header.type = MsgType::kStop;
+    env_.send(spec_.layout.server(s), std::move(m));
+  }
+  if (!include_workers) return;
+  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
+    Message m;
+    m.header.type = MsgType::kStop;
+    env_.send(spec_.layout.worker(w), std::move(m));
+  }
+}
+
+}  // namespace pstwin

@@ -1,0 +1,217 @@
+#include "runtime/roles/server.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/errors.h"
+
+namespace pstwin {
+
+namespace {
+// Cost of touching n float32 parameters once for reading and once for writing (copies, zeroing).
+Cost copy_cost(std::size_t n) { return Cost{0.0, 8.0 * static_cast<double>(n)}; }
+}  // namespace
+
+Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels)
+    : env_(env),
+      spec_(spec),
+      index_(index),
+      kernels_(kernels),
+      controller_(spec.consistency, spec.layout.workers),
+      synthetic_(spec.synthetic.has_value()),
+      buffered_(spec.layout.workers),
+      buffered_version_(spec.layout.workers, 0),
+      arrived_(spec.layout.workers, false) {}
+
+void Server::run() {
+  bool started = false;
+  for (;;) {
+    auto msg = env_.recv(spec_.stall_timeout_s);
+    if (!msg)
+      throw std::runtime_error("server " + std::to_string(index_) + ": nothing received for " +
+                               std::to_string(spec_.stall_timeout_s) + " s");
+    const auto type = msg->header.type;
+    if (type == MsgType::kStart) {
+      handle_start(*msg);
+      started = true;
+      continue;
+    }
+    if (!started)
+      throw ProtocolError("server " + std::to_string(index_) + ": " +
+                          std::string(msg_type_name(type)) + " before start");
+    switch (type) {
+      case MsgType::kPush:
+        handle_push(std::move(*msg));
+        break;
+      case MsgType::kPull:
+        pending_.push_back({msg->header.sender, msg->header.clock, msg->header.request_id});
+        serve_ready_pulls();
+        break;
+      case MsgType::kStop:
+        send_snapshot(/*final=*/true);
+        return;
+      default:
+        throw ProtocolError("server " + std::to_string(index_) + ": unexpected " +
+                            std::string(msg_type_name(type)) + " from node " +
+                            std::to_string(msg->header.sender));
+    }
+  }
+}
+
+void Server::handle_start(const Message& m) {
+  if (m.keys.size() != 1 || m.lengths.size() != 1)
+    throw ProtocolError("server start message must carry one key and one length");
+  range_ = KeyRange{m.keys[0], m.keys[0] + m.lengths[0]};
+  if (!synthetic_) {
+    if (m.values.size() != range_.size())
+      throw ProtocolError("server start message: " + std::to_string(m.values.size()) +
+                          " initial values for a range of " + std::to_string(range_.size()));
+    params_ = m.values;
+    aggregate_.assign(range_.size(), 0.0f);
+  }
+  optimizer_ = std::make_unique<ServerOptimizer>(spec_.optimizer, spec_.learning_rate,
+                                                 spec_.momentum, synthetic_ ? 0 : range_.size());
+  maybe_snapshot();
+}
+
+void Server::handle_push(Message m) {
+  const NodeId sender = m.header.sender;
+  if (!spec_.layout.is_worker(sender))
+    throw ProtocolError("server " + std::to_string(index_) + ": push from non-worker node " +
+                        std::to_string(sender));
+  const std::uint32_t w = spec_.layout.worker_index(sender);
+  const std::size_t expected = synthetic_ ? 0 : range_.size();
+  if (m.values.size() != expected)
+    throw ProtocolError("server " + std::to_string(index_) + ": push from worker " +
+                        std::to_string(w) + " has " + std::to_string(m.values.size()) +
+                        " values, expected " + std::to_string(expected));
+  const std::int64_t clock = m.header.clock;
+  const std::int64_t version = m.header.version;
+  const PushAction action = controller_.on_push(w, clock);
+  switch (action) {
+    case PushAction::kApply:
+      // ASP/SSP: each worker's gradient is one W-th of a synchronous step.
+      apply_one(m.values, version, 1.0 / spec_.layout.workers);
+      break;
+    case PushAction::kBuffer:
+    case PushAction::kBarrierReached:
+      buffered_[w] = std::move(m.values);
+      buffered_version_[w] = version;
+      arrived_[w] = true;
+      if (action == PushAction::kBarrierReached) apply_barrier();
+      break;
+    case PushAction::kDrop:
+      env_.metrics().event(env_.now(), "gradient_dropped",
+                           {{"server", index_}, {"worker", w}, {"clock", clock}});
+      break;
+  }
+  if (m.header.flags & msg_flags::kPullAfter) pending_.push_back({sender, clock + 1, m.header.request_id});
+  maybe_snapshot();
+  serve_ready_pulls();
+}
+
+void Server::apply_one(const std::vector<float>& grad, std::int64_t version, double scale) {
+  const std::int64_t staleness = controller_.clock() - version;
+  env_.metrics().staleness(staleness < 0 ? 0 : staleness);
+  report_updates(1);
+  if (synthetic_) {
+    // Timing-only: charge what the SGD update of this shard would cost (w -= a*g: 2 flops, and
+    // 12 bytes moved, per key).
+    const double n = static_cast<double>(range_.size());
+    env_.account(Cost{2.0 * n, 12.0 * n});
+    return;
+  }
+  env_.account(optimizer_->apply(kernels_, params_.data(), grad.data(), scale));
+}
+
+void Server::apply_barrier() {
+  // The controller has advanced past the barrier's clock; staleness is measured against it.
+  const std::int64_t barrier_clock = controller_.clock() - 1;
+  std::uint32_t count = 0;
+  Cost cost;
+  if (!synthetic_) {
+    std::fill(aggregate_.begin(), aggregate_.end(), 0.0f);
+    cost += copy_cost(aggregate_.size());
+  }
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w)
+    if (arrived_[w]) ++count;
+  // Sum in worker-index order, whatever the arrival order, so the result is reproducible.
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
+    if (!arrived_[w]) continue;
+    const std::int64_t staleness = barrier_clock - buffered_version_[w];
+    env_.metrics().staleness(staleness < 0 ? 0 : staleness);
+    if (synthetic_) {
+      const double n = static_cast<double>(range_.size());
+      cost += Cost{2.0 * n, 12.0 * n};
+    } else {
+      cost += kernels_.axpy(aggregate_.data(), buffered_[w].data(), aggregate_.size(),
+                            1.0f / static_cast<float>(count));
+    }
+    buffered_[w].clear();
+    arrived_[w] = false;
+  }
+  report_updates(count);
+  if (synthetic_) {
+    const double n = static_cast<double>(range_.size());
+    cost += Cost{2.0 * n, 12.0 * n};
+  } else {
+    cost += optimizer_->apply(kernels_, params_.data(), aggregate_.data(), 1.0);
+  }
+  env_.account(cost);
+}
+
+void Server::report_updates(std::uint64_t n) {
+  // Every shard applies every gradient; one shard's count is the job's count of updates.
+  if (index_ == 0) env_.metrics().updates_applied(n);
+}
+
+void Server::serve_ready_pulls() {
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const PendingPull& p = pending_[i];
+    if (controller_.can_serve_pull(spec_.layout.worker_index(p.worker), p.clock))
+      send_pull_reply(p);
+    else
+      pending_[kept++] = p;
+  }
+  pending_.resize(kept);
+}
+
+void Server::send_pull_reply(const PendingPull& p) {
+  Message reply;
+  reply.header.type = MsgType::kPullReply;
+  reply.header.flags = msg_flags::kWholeShard;
+  reply.header.request_id = p.request_id;
+  reply.header.shard = index_;
+  reply.header.clock = p.clock;
+  reply.header.version = controller_.clock();
+  if (synthetic_) {
+    reply.virtual_values = range_.size();
+  } else {
+    reply.values = params_;
+    env_.account(copy_cost(params_.size()));
+  }
+  env_.send(p.worker, std::move(reply));
+}
+
+void Server::maybe_snapshot() {
+  const std::int64_t clock = controller_.clock();
+  if (clock == last_snapshot_clock_ || spec_.eval_every == 0) return;
+  if (clock % static_cast<std::int64_t>(spec_.eval_every) != 0) return;
+  last_snapshot_clock_ = clock;
+  send_snapshot(/*final=*/false);
+}
+
+void Server::send_snapshot(bool final) {
+  Message snap;
+  snap.header.type = MsgType::kSnapshot;
+  snap.header.flags = msg_flags::kWholeShard | (final ? msg_flags::kFinal : 0u);
+  snap.header.shard = index_;
+  snap.header.clock = controller_.clock();
+  snap.header.version = controller_.clock();
+  if (!synthetic_) snap.values = params_;
+  env_.send(JobLayout::scheduler(), std::move(snap));
+}
+
+}  // namespace pstwin

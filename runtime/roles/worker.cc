@@ -1,0 +1,169 @@
+#include "runtime/roles/worker.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "runtime/errors.h"
+
+namespace pstwin {
+
+Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels)
+    : env_(env), spec_(spec), index_(index), kernels_(kernels) {}
+
+void Worker::run() {
+  if (!await_start()) return;
+  if (!spec_.synthetic) {
+    params_.assign(spec_.num_parameters(), 0.0f);
+    grad_.assign(spec_.num_parameters(), 0.0f);
+    order_ = spec_.worker_rows.at(index_);
+  }
+  const auto iterations = static_cast<std::int64_t>(spec_.iterations);
+  send_pulls(0);
+  for (std::int64_t clock = 0; clock < iterations; ++clock) {
+    if (!await_parameters(clock)) return;
+    const double loss = compute_gradient();
+    if (!std::isfinite(loss)) {
+      Message abort;
+      abort.header.type = MsgType::kAbort;
+      abort.header.flags = msg_flags::kDiverged;
+      abort.header.clock = clock;
+      abort.header.loss = static_cast<float>(loss);
+      env_.send(JobLayout::scheduler(), std::move(abort));
+      // Wait for the scheduler's stop so the job ends in order.
+      while (auto m = env_.recv(spec_.stall_timeout_s))
+        if (m->header.type == MsgType::kStop) return;
+      return;
+    }
+    push(clock, loss, clock + 1 < iterations);
+  }
+  Message done;
+  done.header.type = MsgType::kWorkerDone;
+  done.header.clock = iterations;
+  env_.send(JobLayout::scheduler(), std::move(done));
+}
+
+bool Worker::await_start() {
+  for (;;) {
+    auto m = env_.recv(spec_.stall_timeout_s);
+    if (!m)
+      throw std::runtime_error("worker " + std::to_string(index_) + ": no start message within " +
+                               std::to_string(spec_.stall_timeout_s) + " s");
+    if (m->header.type == MsgType::kStop) return false;
+    if (m->header.type != MsgType::kStart)
+      throw ProtocolError("worker " + std::to_string(index_) + ": expected start, got " +
+                          std::string(msg_type_name(m->header.type)));
+    if (m->lengths.size() != spec_.layout.servers)
+      throw ProtocolError("worker start message: expected one range per server");
+    Key begin = 0;
+    for (auto len : m->lengths) {
+      ranges_.push_back(KeyRange{begin, begin + len});
+      begin += len;
+    }
+    if (begin != spec_.num_parameters())
+      throw ProtocolError("worker start message: ranges cover " + std::to_string(begin) +
+                          " keys, the model has " + std::to_string(spec_.num_parameters()));
+    return true;
+  }
+}
+
+void Worker::send_pulls(std::int64_t clock) {
+  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
+    if (ranges_[s].size() == 0) continue;
+    Message pull;
+    pull.header.type = MsgType::kPull;
+    pull.header.shard = s;
+    pull.header.clock = clock;
+    pull.header.request_id = next_request_++;
+    env_.send(spec_.layout.server(s), std::move(pull));
+  }
+}
+
+bool Worker::await_parameters(std::int64_t clock) {
+  std::uint32_t expected = 0;
+  for (const auto& r : ranges_)
+    if (r.size() > 0) ++expected;
+  read_version_ = std::numeric_limits<std::int64_t>::max();
+  while (expected > 0) {
+    auto m = env_.recv(spec_.stall_timeout_s);
+    if (!m)
+      throw std::runtime_error("worker " + std::to_string(index_) + ": no parameters for clock " +
+                               std::to_string(clock) + " within " +
+                               std::to_string(spec_.stall_timeout_s) + " s");
+    if (m->header.type == MsgType::kStop) return false;
+    if (m->header.type != MsgType::kPullReply || m->header.clock != clock ||
+        !spec_.layout.is_server(m->header.sender))
+      throw ProtocolError("worker " + std::to_string(index_) + ": unexpected " +
+                          std::string(msg_type_name(m->header.type)) + " for clock " +
+                          std::to_string(m->header.clock) + " from node " +
+                          std::to_string(m->header.sender) + " while waiting for clock " +
+                          std::to_string(clock));
+    const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
+    if (!spec_.synthetic) {
+      if (m->values.size() != r.size())
+        throw ProtocolError("worker " + std::to_string(index_) + ": pull reply with " +
+                            std::to_string(m->values.size()) + " values for a range of " +
+                            std::to_string(r.size()));
+      std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(r.begin));
+    }
+    read_version_ = std::min(read_version_, m->header.version);
+    --expected;
+  }
+  return true;
+}
+
+std::vector<std::uint32_t> Worker::next_batch() {
+  std::vector<std::uint32_t> batch;
+  if (order_.empty()) return batch;
+  batch.reserve(spec_.batch_size);
+  while (batch.size() < spec_.batch_size) {
+    if (cursor_ == 0) {
+      // A new pass over the partition: Fisher-Yates with the node's own stream.
+      for (std::size_t i = order_.size(); i > 1; --i)
+        std::swap(order_[i - 1], order_[env_.rng().below(i)]);
+    }
+    batch.push_back(order_[cursor_]);
+    cursor_ = (cursor_ + 1) % order_.size();
+  }
+  return batch;
+}
+
+double Worker::compute_gradient() {
+  if (spec_.synthetic) {
+    env_.account(Cost{spec_.synthetic->flops_per_iteration, spec_.synthetic->bytes_per_iteration});
+    return 0.0;
+  }
+  const auto batch = next_batch();
+  LossStats stats;
+  const Cost cost = spec_.model->gradient(kernels_, *spec_.train,
+                                          RowSelection{batch.data(), batch.size()},
+                                          params_.data(), grad_.data(), &stats);
+  env_.account(cost);
+  if (stats.count == 0) return 0.0;
+  return stats.loss_sum / static_cast<double>(stats.count) + spec_.model->regularizer(params_.data());
+}
+
+void Worker::push(std::int64_t clock, double loss, bool pull_after) {
+  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
+    const KeyRange& r = ranges_[s];
+    if (r.size() == 0) continue;
+    Message m;
+    m.header.type = MsgType::kPush;
+    m.header.flags = msg_flags::kWholeShard | (pull_after ? msg_flags::kPullAfter : 0u);
+    m.header.shard = s;
+    m.header.clock = clock;
+    m.header.version = read_version_;
+    m.header.loss = static_cast<float>(loss);
+    m.header.request_id = next_request_++;
+    if (spec_.synthetic)
+      m.virtual_values = r.size();
+    else
+      m.values.assign(grad_.begin() + static_cast<long>(r.begin),
+                      grad_.begin() + static_cast<long>(r.end));
+    env_.send(spec_.layout.server(s), std::move(m));
+  }
+}
+
+}  // namespace pstwin

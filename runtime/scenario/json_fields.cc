@@ -1,0 +1,182 @@
+#include "runtime/scenario/json_fields.h"
+
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+
+#include "runtime/errors.h"
+
+namespace pstwin::scenario_json {
+namespace {
+
+/// Integers print exactly; others as JSON would write them.
+std::string format_bound(double x) {
+  if (std::floor(x) == x && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+  return json(x).dump();
+}
+
+std::string describe_range(const Range& r) {
+  const bool has_min = std::isfinite(r.min), has_max = std::isfinite(r.max);
+  if (has_min && has_max)
+    return "a number in " + std::string(r.min_open ? "(" : "[") + format_bound(r.min) + ", " +
+           format_bound(r.max) + (r.max_open ? ")" : "]");
+  if (has_min) return std::string("a number ") + (r.min_open ? "> " : ">= ") + format_bound(r.min);
+  if (has_max) return std::string("a number ") + (r.max_open ? "< " : "<= ") + format_bound(r.max);
+  return "a number";
+}
+
+std::string join_quoted(std::initializer_list<std::string_view> items) {
+  std::string out;
+  for (std::string_view s : items) {
+    if (!out.empty()) out += ", ";
+    out += "\"" + std::string(s) + "\"";
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string child_pointer(const std::string& parent, std::string_view key) {
+  std::string out = parent + "/";
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string describe(const json& v) {
+  switch (v.type()) {
+    case json::value_t::object: return "an object";
+    case json::value_t::array: return "an array";
+    case json::value_t::null: return "null";
+    case json::value_t::string: {
+      std::string s = v.dump();
+      // Keep messages readable when someone pastes a whole file into one field.
+      if (s.size() > 60) s = s.substr(0, 56) + "...\"";
+      return "string " + s;
+    }
+    default: return v.dump();  // numbers and booleans as written
+  }
+}
+
+std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min, std::uint64_t max) {
+  std::string expected = min == 0   ? "a non-negative integer"
+                         : min == 1 ? "a positive integer"
+                                    : "an integer >= " + std::to_string(min);
+  const auto fail = [&] { throw ScenarioError(ptr, "expected " + expected + ", got " + describe(v)); };
+
+  std::uint64_t x = 0;
+  if (v.is_number_unsigned()) {
+    x = v.get<std::uint64_t>();
+  } else if (v.is_number_integer()) {
+    if (v.get<std::int64_t>() < 0) fail();
+    x = static_cast<std::uint64_t>(v.get<std::int64_t>());
+  } else if (v.is_number_float()) {
+    const double d = v.get<double>();
+    // 2^64 itself is not representable; stop below it.
+    if (!(d >= 0.0) || d != std::floor(d) || d >= 18446744073709551616.0) fail();
+    x = static_cast<std::uint64_t>(d);
+  } else {
+    fail();
+  }
+  if (x < min) fail();
+  if (x > max) {
+    expected += " <= " + std::to_string(max);  // only worth saying when it is the problem
+    fail();
+  }
+  return x;
+}
+
+double read_number(const json& v, const std::string& ptr, Range r) {
+  const auto fail = [&] { throw ScenarioError(ptr, "expected " + describe_range(r) + ", got " + describe(v)); };
+  if (!v.is_number()) fail();
+  const double x = v.get<double>();
+  if (!std::isfinite(x)) fail();
+  if (r.min_open ? !(x > r.min) : !(x >= r.min)) fail();
+  if (r.max_open ? !(x < r.max) : !(x <= r.max)) fail();
+  return x;
+}
+
+std::string read_string(const json& v, const std::string& ptr, bool allow_empty) {
+  const char* expected = allow_empty ? "expected a string, got " : "expected a non-empty string, got ";
+  if (!v.is_string()) throw ScenarioError(ptr, expected + describe(v));
+  std::string s = v.get<std::string>();
+  if (s.empty() && !allow_empty) throw ScenarioError(ptr, expected + describe(v));
+  return s;
+}
+
+std::string read_choice(const json& v, const std::string& ptr, std::initializer_list<std::string_view> choices) {
+  if (v.is_string()) {
+    const std::string s = v.get<std::string>();
+    for (std::string_view c : choices)
+      if (s == c) return s;
+  }
+  throw ScenarioError(ptr, "expected one of " + join_quoted(choices) + ", got " + describe(v));
+}
+
+std::string read_name(const json& v, const std::string& ptr) {
+  const auto fail = [&] {
+    throw ScenarioError(ptr, "expected a name of letters, digits, '.', '_' or '-' (used as a folder name), got " +
+                                 describe(v));
+  };
+  if (!v.is_string()) fail();
+  const std::string s = v.get<std::string>();
+  bool only_dots = true;
+  for (char c : s) {
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) fail();
+    only_dots = only_dots && c == '.';
+  }
+  if (s.empty() || only_dots) fail();  // "", ".", ".." would escape or alias the output folder
+  return s;
+}
+
+double read_unit(const json& v, const std::string& ptr, double (*parser)(const std::string&),
+                 std::string_view example, bool positive) {
+  if (!v.is_string())
+    throw ScenarioError(ptr, "expected a string with a unit such as \"" + std::string(example) + "\", got " +
+                                 describe(v));
+  double x = 0.0;
+  try {
+    x = parser(v.get<std::string>());
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError(ptr, e.what());
+  }
+  if (positive && x <= 0.0) throw ScenarioError(ptr, "expected a value > 0, got " + describe(v));
+  return x;
+}
+
+const json& read_array(const json& v, const std::string& ptr, bool allow_empty) {
+  if (!v.is_array() || (!allow_empty && v.empty()))
+    throw ScenarioError(ptr, std::string(allow_empty ? "expected an array" : "expected a non-empty array") +
+                                 ", got " + (v.is_array() ? std::string("an empty array") : describe(v)));
+  return v;
+}
+
+Object::Object(const json& v, std::string ptr, std::initializer_list<std::string_view> allowed)
+    : v_(v), ptr_(std::move(ptr)) {
+  if (!v.is_object()) throw ScenarioError(ptr_, "expected an object, got " + describe(v));
+  for (const auto& [key, value] : v.items()) {
+    bool known = false;
+    for (std::string_view a : allowed) known = known || key == a;
+    if (known) continue;
+    std::string list;
+    for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+    throw ScenarioError(child_pointer(ptr_, key), "unknown key \"" + key + "\"; allowed keys: " + list);
+  }
+}
+
+const json& Object::at(std::string_view key) const {
+  const auto it = v_.find(key);
+  if (it == v_.end()) throw ScenarioError(ptr(key), "missing required key \"" + std::string(key) + "\"");
+  return *it;
+}
+
+void Object::forbid(std::string_view key, const std::string& message) const {
+  if (has(key)) throw ScenarioError(ptr(key), message);
+}
+
+}  // namespace pstwin::scenario_json

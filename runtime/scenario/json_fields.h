@@ -1,0 +1,77 @@
+// Strict, typed reading of JSON values for scenario validation. Internal to runtime/scenario/.
+// Every reader throws ScenarioError at the value's JSON pointer with "expected X, got Y".
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace pstwin::scenario_json {
+
+using nlohmann::json;
+
+/// `parent` + "/" + `key`, with "~" and "/" escaped as RFC 6901 requires.
+std::string child_pointer(const std::string& parent, std::string_view key);
+
+/// A short description of a value for "got ..." in messages: `string "8"`, `-1`, `an object`.
+std::string describe(const json& v);
+
+/// An unsigned integer in [min, max]. Integral floats (1e7) are accepted: JSON writers emit them.
+std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min = 0,
+                        std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
+
+/// Bounds for read_number; each bound is inclusive unless marked open.
+struct Range {
+  double min = -std::numeric_limits<double>::infinity();
+  double max = std::numeric_limits<double>::infinity();
+  bool min_open = false;
+  bool max_open = false;
+};
+
+/// A finite number within `range`.
+double read_number(const json& v, const std::string& ptr, Range range = {});
+
+/// A string; non-empty unless `allow_empty`.
+std::string read_string(const json& v, const std::string& ptr, bool allow_empty = false);
+
+/// A string that is one of `choices`.
+std::string read_choice(const json& v, const std::string& ptr, std::initializer_list<std::string_view> choices);
+
+/// A non-empty name usable as a folder: [A-Za-z0-9._-] and not only dots.
+std::string read_name(const json& v, const std::string& ptr);
+
+/// A string with a unit, converted by `parser` (one of units.h); the parser's message becomes
+/// the error. `example` shows a valid spelling ("10Gbps"). With `positive`, zero is rejected.
+double read_unit(const json& v, const std::string& ptr, double (*parser)(const std::string&),
+                 std::string_view example, bool positive);
+
+/// An array, non-empty unless `allow_empty`.
+const json& read_array(const json& v, const std::string& ptr, bool allow_empty);
+
+/// A JSON object under validation. The constructor checks the type and rejects any key not in
+/// `allowed` (naming the key's pointer and listing the allowed keys), so callers only read.
+class Object {
+ public:
+  Object(const json& v, std::string ptr, std::initializer_list<std::string_view> allowed);
+
+  bool has(std::string_view key) const { return v_.contains(key); }
+  /// The pointer of `key` inside this object.
+  std::string ptr(std::string_view key) const { return child_pointer(ptr_, key); }
+  const std::string& ptr() const { return ptr_; }
+  /// The value at `key`; throws "missing required key" at its pointer when absent.
+  const json& at(std::string_view key) const;
+  /// Throws `message` at `key`'s pointer when `key` is present (a key that the rest forbids).
+  void forbid(std::string_view key, const std::string& message) const;
+
+ private:
+  const json& v_;
+  std::string ptr_;
+};
+
+}  // namespace pstwin::scenario_json

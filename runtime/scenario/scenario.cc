@@ -1,0 +1,127 @@
+// parse_scenario (the top level, in dependency order) and load_scenario (file, JSON, overrides).
+#include "runtime/scenario/scenario.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/scenario_sections.h"
+
+namespace pstwin {
+
+using namespace scenario_json;
+using namespace scenario_sections;
+
+namespace {
+
+/// Applies one "/json/pointer=value" override to `doc`. The value is JSON when it parses ("8",
+/// "true", "[1,2]", "\"x\"") and a plain string otherwise ("bsp"), so shells need no extra quotes.
+/// The parent must exist: an override creates at most the last key, which catches typos early.
+void apply_override(nlohmann::json& doc, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos || text.empty() || text[0] != '/')
+    throw ScenarioError(eq == std::string::npos ? text : text.substr(0, eq),
+                        "bad override \"" + text + "\": expected /json/pointer=value");
+  const std::string pointer_text = text.substr(0, eq);
+  const std::string value_text = text.substr(eq + 1);
+
+  nlohmann::json::json_pointer pointer;
+  try {
+    pointer = nlohmann::json::json_pointer(pointer_text);
+  } catch (const nlohmann::json::exception& e) {
+    throw ScenarioError(pointer_text, "bad override pointer: " + std::string(e.what()));
+  }
+  nlohmann::json value = nlohmann::json::parse(value_text, nullptr, /*allow_exceptions=*/false);
+  if (value.is_discarded()) value = value_text;
+
+  const std::string parent_text = pointer.parent_pointer().to_string();
+  const std::string key = pointer.back();
+  if (!doc.contains(pointer.parent_pointer()))
+    throw ScenarioError(pointer_text, "cannot set: the parent " + (parent_text.empty() ? "/" : parent_text) +
+                                          " does not exist");
+  nlohmann::json& parent = doc[pointer.parent_pointer()];
+  if (parent.is_object()) {
+    parent[key] = std::move(value);
+  } else if (parent.is_array()) {
+    // Replace an element, or append with "-" (RFC 6901's past-the-end index) or the size.
+    std::size_t index = parent.size();
+    if (key != "-") {
+      std::size_t used = 0;
+      try {
+        index = std::stoul(key, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != key.size() || index > parent.size())
+        throw ScenarioError(pointer_text, "cannot set: \"" + key + "\" is not an index in 0.." +
+                                              std::to_string(parent.size()) + " of the array");
+    }
+    if (index == parent.size()) parent.push_back(std::move(value));
+    else parent[index] = std::move(value);
+  } else {
+    throw ScenarioError(pointer_text, "cannot set: the parent " + parent_text + " is " + describe(parent) +
+                                          ", not an object or array");
+  }
+}
+
+}  // namespace
+
+Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
+  const Object o(doc, "",
+                 {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers", "failures",
+                  "output"});
+  Scenario s;
+  s.source = doc;
+  s.name = read_name(o.at("name"), o.ptr("name"));
+  s.seed = read_uint(o.at("seed"), o.ptr("seed"));
+
+  // Order matters: data and training depend on the model type, variants and stragglers on the
+  // number of workers.
+  s.model = parse_model(o.at("model"), o.ptr("model"));
+  const bool synthetic = s.model.type == "synthetic";
+  if (o.has("data")) s.data = parse_data(o.at("data"), o.ptr("data"), base_dir);
+  else if (!synthetic)
+    throw ScenarioError(o.ptr("data"), "missing required key \"data\" (only a \"synthetic\" model needs none)");
+  s.training = parse_training(o.at("training"), o.ptr("training"), synthetic);
+  s.cluster = parse_cluster(o.at("cluster"), o.ptr("cluster"));
+  s.consistency = parse_consistency(o.at("consistency"), o.ptr("consistency"), s.cluster.workers);
+  if (o.has("stragglers")) s.stragglers = parse_stragglers(o.at("stragglers"), o.ptr("stragglers"), s.cluster.workers);
+  if (o.has("failures")) {
+    // The key is reserved so scenarios can be written ahead; silently ignoring failures would
+    // report a fault-free run as if it had survived them.
+    if (!read_array(o.at("failures"), o.ptr("failures"), true).empty())
+      throw ScenarioError(o.ptr("failures"), "failure injection is not supported yet");
+  }
+  s.output.dir = "runs/" + s.name;
+  if (o.has("output")) {
+    const Object out(o.at("output"), o.ptr("output"), {"dir"});
+    if (out.has("dir")) s.output.dir = read_string(out.at("dir"), out.ptr("dir"));
+  }
+  return s;
+}
+
+Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError("", "cannot read scenario file \"" + path + "\": " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError("", "cannot read scenario file \"" + path + "\"");
+
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw ScenarioError("", path + ": " + e.what());  // nlohmann's message carries line and column
+  }
+  for (const std::string& o : overrides) apply_override(doc, o);
+
+  std::string base_dir = std::filesystem::path(path).parent_path().string();
+  if (base_dir.empty()) base_dir = ".";
+  return parse_scenario(doc, base_dir);
+}
+
+}  // namespace pstwin

@@ -1,0 +1,146 @@
+// "data", "model", "training" and "cluster": the sections that describe one training job and the
+// hardware it runs on. Variants and stragglers are in scenario_variants.cc.
+#include "runtime/scenario/scenario_sections.h"
+
+#include <filesystem>
+#include <system_error>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/units.h"
+
+namespace pstwin::scenario_sections {
+
+using namespace scenario_json;
+
+namespace {
+
+/// A data path as written, or rewritten against `base_dir` when only that one exists. Running
+/// `pstwin run scenarios/x.json` from the repository root and from scenarios/ then both work;
+/// a path that exists nowhere is kept so the data loader names it as the user wrote it.
+std::string resolve_path(const std::string& path, const std::string& base_dir) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  std::error_code ec;
+  if (p.is_absolute() || fs::exists(p, ec)) return path;
+  const fs::path alt = fs::path(base_dir) / p;
+  if (fs::exists(alt, ec)) return alt.lexically_normal().string();
+  return path;
+}
+
+HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"device", "link"});
+  HostGroupSpec g;
+
+  const json& dev = o.at("device");
+  if (dev.is_string()) {
+    const auto preset = device_preset(dev.get<std::string>());
+    if (!preset)
+      throw ScenarioError(o.ptr("device"),
+                          "unknown device preset " + describe(dev) + "; presets: " + device_preset_names() +
+                              ", or an object {\"flops\": \"15TFlops\", \"bandwidth\": \"900GBps\"}");
+    g.device = *preset;
+  } else if (dev.is_object()) {
+    const Object d(dev, o.ptr("device"), {"preset", "flops", "bandwidth", "overhead"});
+    if (d.has("preset")) {
+      const std::string name = read_string(d.at("preset"), d.ptr("preset"));
+      const auto preset = device_preset(name);
+      if (!preset)
+        throw ScenarioError(d.ptr("preset"), "unknown device preset \"" + name + "\"; presets: " +
+                                                 device_preset_names());
+      d.forbid("flops", "give either a preset or flops and bandwidth, not both");
+      d.forbid("bandwidth", "give either a preset or flops and bandwidth, not both");
+      g.device = *preset;
+    } else {
+      g.device.name = "custom";
+      g.device.peak_flops = read_unit(d.at("flops"), d.ptr("flops"), parse_flops, "15TFlops", true);
+      g.device.mem_bandwidth_Bps =
+          read_unit(d.at("bandwidth"), d.ptr("bandwidth"), parse_bandwidth_Bps, "900GBps", true);
+    }
+    // A fixed time per accounted step: kernel launches, framework and input-pipeline overhead.
+    if (d.has("overhead"))
+      g.device.overhead_s = read_unit(d.at("overhead"), d.ptr("overhead"), parse_duration_s, "2ms", false);
+  } else {
+    throw ScenarioError(o.ptr("device"), "expected a preset name (" + device_preset_names() +
+                                             ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " + describe(dev));
+  }
+
+  const Object l(o.at("link"), o.ptr("link"), {"bandwidth", "latency"});
+  g.link.bandwidth_Bps = read_unit(l.at("bandwidth"), l.ptr("bandwidth"), parse_bandwidth_Bps, "10Gbps", true);
+  g.link.latency_s = read_unit(l.at("latency"), l.ptr("latency"), parse_duration_s, "50us", false);
+  return g;
+}
+
+}  // namespace
+
+DataSection parse_data(const json& v, const std::string& ptr, const std::string& base_dir) {
+  const Object o(v, ptr, {"format", "train", "test", "train_labels", "test_labels", "partition", "train_eval_rows"});
+  DataSection d;
+  d.format = read_choice(o.at("format"), o.ptr("format"), {"libsvm", "idx"});
+  d.train = resolve_path(read_string(o.at("train"), o.ptr("train")), base_dir);
+  d.test = resolve_path(read_string(o.at("test"), o.ptr("test")), base_dir);
+  if (d.format == "idx") {
+    // IDX keeps images and labels in separate files; both splits need both.
+    d.train_labels = resolve_path(read_string(o.at("train_labels"), o.ptr("train_labels")), base_dir);
+    d.test_labels = resolve_path(read_string(o.at("test_labels"), o.ptr("test_labels")), base_dir);
+  } else {
+    const std::string msg = "labels files are for format \"idx\" only; libsvm keeps labels in each line";
+    o.forbid("train_labels", msg);
+    o.forbid("test_labels", msg);
+  }
+  if (o.has("partition")) d.partition = read_choice(o.at("partition"), o.ptr("partition"), {"contiguous", "shuffled"});
+  if (o.has("train_eval_rows")) d.train_eval_rows = read_uint(o.at("train_eval_rows"), o.ptr("train_eval_rows"), 1);
+  return d;
+}
+
+ModelSection parse_model(const json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"type", "l2", "parameters", "flops_per_iteration", "bytes_per_iteration"});
+  ModelSection m;
+  m.type = read_choice(o.at("type"), o.ptr("type"), {"logistic", "softmax", "synthetic"});
+  if (o.has("l2")) m.l2 = read_number(o.at("l2"), o.ptr("l2"), {.min = 0.0});
+  if (m.type == "synthetic") {
+    m.parameters = read_uint(o.at("parameters"), o.ptr("parameters"), 1);
+    if (o.has("flops_per_iteration"))
+      m.flops_per_iteration = read_number(o.at("flops_per_iteration"), o.ptr("flops_per_iteration"), {.min = 0.0});
+    if (o.has("bytes_per_iteration"))
+      m.bytes_per_iteration = read_number(o.at("bytes_per_iteration"), o.ptr("bytes_per_iteration"), {.min = 0.0});
+  } else {
+    // A real model's size and cost follow from the data; a stated one would be silently ignored.
+    for (const char* key : {"parameters", "flops_per_iteration", "bytes_per_iteration"})
+      o.forbid(key, std::string("only allowed when model.type is \"synthetic\""));
+  }
+  return m;
+}
+
+TrainingSection parse_training(const json& v, const std::string& ptr, bool synthetic) {
+  const Object o(v, ptr,
+                 {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "eval_every", "target_metric"});
+  TrainingSection t;
+  t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1);
+  // A synthetic model has no examples and no math, so these only matter for real models.
+  if (!synthetic || o.has("batch_size")) t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1);
+  if (!synthetic || o.has("learning_rate"))
+    t.learning_rate = read_number(o.at("learning_rate"), o.ptr("learning_rate"), {.min = 0.0, .min_open = true});
+  if (o.has("optimizer")) t.optimizer = read_choice(o.at("optimizer"), o.ptr("optimizer"), {"sgd", "momentum"});
+  if (o.has("momentum")) {
+    if (t.optimizer != "momentum")
+      throw ScenarioError(o.ptr("momentum"), "only allowed when training.optimizer is \"momentum\"");
+    t.momentum = read_number(o.at("momentum"), o.ptr("momentum"), {.min = 0.0, .max = 1.0, .max_open = true});
+  }
+  if (o.has("eval_every")) t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1);
+  if (o.has("target_metric")) t.target_metric = read_number(o.at("target_metric"), o.ptr("target_metric"));
+  return t;
+}
+
+ClusterSection parse_cluster(const json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"workers", "servers", "worker", "server"});
+  constexpr std::uint64_t kMaxNodes = std::numeric_limits<std::uint32_t>::max();
+  ClusterSection c;
+  c.workers = static_cast<std::uint32_t>(read_uint(o.at("workers"), o.ptr("workers"), 1, kMaxNodes));
+  c.servers = static_cast<std::uint32_t>(read_uint(o.at("servers"), o.ptr("servers"), 1, kMaxNodes));
+  c.worker = parse_host_group(o.at("worker"), o.ptr("worker"));
+  c.server = parse_host_group(o.at("server"), o.ptr("server"));
+  return c;
+}
+
+}  // namespace pstwin::scenario_sections

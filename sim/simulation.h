@@ -1,0 +1,26 @@
+// Running one consistency variant of a scenario inside SimGrid, and writing its outputs.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/job_setup.h"
+#include "runtime/scenario/scenario.h"
+
+namespace pstwin {
+
+/// Called at each evaluation with the simulated time and the share of iterations done (0..1).
+using ProgressFn = std::function<void(double sim_time_s, double fraction)>;
+
+/// Simulates `variant` of `scenario` in this process and writes into `dir`: metrics.csv,
+/// events.jsonl and summary.json (see README "Outputs"). Returns the summary. SimGrid allows one
+/// engine per process: call this once per process (the CLI forks a child per variant).
+/// A diverged run is not an error: its summary says so. Throws std::runtime_error when a role
+/// failed or did not finish (deadlock), after writing what it can of the outputs.
+nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVariant& variant,
+                                const PreparedTraining& prepared, const std::string& dir,
+                                const ProgressFn& progress = {});
+
+}  // namespace pstwin
