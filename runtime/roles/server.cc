@@ -88,11 +88,13 @@ void Server::handle_push(Message m) {
                         " values, expected " + std::to_string(expected));
   const std::int64_t clock = m.header.clock;
   const std::int64_t version = m.header.version;
+  // Staleness is measured against the shard's clock before this push counts toward it.
+  const std::int64_t shard_clock = controller_.clock();
   const PushAction action = controller_.on_push(w, clock);
   switch (action) {
     case PushAction::kApply:
       // ASP/SSP: each worker's gradient is one W-th of a synchronous step.
-      apply_one(m.values, version, 1.0 / spec_.layout.workers);
+      apply_one(m.values, shard_clock - version, 1.0 / spec_.layout.workers);
       break;
     case PushAction::kBuffer:
     case PushAction::kBarrierReached:
@@ -111,8 +113,7 @@ void Server::handle_push(Message m) {
   serve_ready_pulls();
 }
 
-void Server::apply_one(const std::vector<float>& grad, std::int64_t version, double scale) {
-  const std::int64_t staleness = controller_.clock() - version;
+void Server::apply_one(const std::vector<float>& grad, std::int64_t staleness, double scale) {
   env_.metrics().staleness(staleness < 0 ? 0 : staleness);
   report_updates(1);
   if (synthetic_) {

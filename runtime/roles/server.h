@@ -38,7 +38,7 @@ class Server {
   void handle_start(const Message& m);
   void handle_push(Message m);
   void apply_barrier();
-  void apply_one(const std::vector<float>& grad, std::int64_t version, double scale);
+  void apply_one(const std::vector<float>& grad, std::int64_t staleness, double scale);
   void report_updates(std::uint64_t n);
   void serve_ready_pulls();
   void send_pull_reply(const PendingPull& p);

@@ -1,0 +1,88 @@
+// The pstwin command line as a user meets it: exit codes and messages for good and bad input.
+#include <gtest/gtest.h>
+
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using namespace testing_support;
+
+TEST(Cli, ValidatesEveryShippedScenario) {
+  for (const auto& entry : std::filesystem::directory_iterator(PSTWIN_SOURCE_DIR "/scenarios")) {
+    if (entry.path().extension() != ".json") continue;
+    const auto r = run_pstwin("validate " + entry.path().string());
+    EXPECT_EQ(r.exit_code, 0) << entry.path() << "\n" << r.output;
+    EXPECT_NE(r.output.find("is valid"), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, InvalidScenarioExitsWithStatus2AndNamesThePointer) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["cluster"]["wrokers"] = 3;
+  write_json(dir + "/bad.json", s);
+  for (const std::string& command : {std::string("validate"), "simulate --out " + dir + "/out"}) {
+    const auto r = run_pstwin(command + " " + dir + "/bad.json");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("/cluster/wrokers"), std::string::npos) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST(Cli, SetOverrideIsValidatedToo) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin("validate " + dir + "/toy.json --set /cluster/workers=0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/cluster/workers"), std::string::npos) << r.output;
+}
+
+TEST(Cli, MalformedDataFileExitsWithStatus2NamingFileAndLine) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  {
+    std::ofstream bad(dir + "/train.svm", std::ios::app);
+    bad << "+1 3:1 oops\n";
+  }
+  write_json(dir + "/toy.json", s);
+  const auto r = run_pstwin("simulate " + dir + "/toy.json --quiet --out " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("train.svm:2001"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnknownCommandAndFlagExitWithStatus2) {
+  EXPECT_EQ(run_pstwin("frobnicate").exit_code, 2);
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin("simulate " + dir + "/toy.json --no-such-flag");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("no-such-flag"), std::string::npos) << r.output;
+  EXPECT_EQ(run_pstwin("simulate " + dir + "/toy.json --jobs 0").exit_code, 2);
+}
+
+TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin("simulate " + dir + "/toy.json --out " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* v : {"bsp", "asp", "ssp2"}) {
+    EXPECT_NE(r.output.find(std::string("\n") + v + " "), std::string::npos) << r.output;
+    for (const char* f : {"metrics.csv", "summary.json", "events.jsonl"})
+      EXPECT_TRUE(std::filesystem::exists(dir + "/out/" + v + "/" + f)) << v << "/" << f;
+    const auto summary = read_json(dir + "/out/" + v + "/summary.json");
+    for (const char* key : {"variant", "mode", "final_test_metric", "time_to_target_s",
+                            "sim_time_s", "wall_time_s", "updates", "bytes_sent", "params_sha256"})
+      EXPECT_TRUE(summary.contains(key)) << key;
+    EXPECT_EQ(summary["params_sha256"].get<std::string>().size(), 64u);
+  }
+  const std::string csv = read_file(dir + "/out/comparison.csv");
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "variant,mode,time_to_target_s,final_test_metric,final_test_loss,updates,"
+            "staleness_mean,staleness_max,sim_time_s,wall_time_s,bytes_sent,params_sha256,status");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
+  EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
+}
+
+}  // namespace
+}  // namespace pstwin

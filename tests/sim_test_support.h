@@ -1,0 +1,139 @@
+// Helpers for tests that run the pstwin binary on scenarios they write themselves.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace pstwin::testing_support {
+
+/// A fresh folder under the test temp dir, named after the running test.
+inline std::string fresh_dir(const std::string& tag = "") {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  const std::string dir = ::testing::TempDir() + "pstwin-" + info->test_suite_name() + "-" +
+                          info->name() + tag;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// Result of running the pstwin binary.
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  ///< stdout and stderr together
+};
+
+/// Runs `pstwin ARGS` (arguments already shell-quoted by the caller) and captures its output.
+inline CommandResult run_pstwin(const std::string& args) {
+  const std::string cmd = std::string(PSTWIN_BINARY) + " " + args + " 2>&1";
+  CommandResult r;
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+inline std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+inline nlohmann::json read_json(const std::string& path) {
+  return nlohmann::json::parse(read_file(path));
+}
+
+inline void write_json(const std::string& path, const nlohmann::json& doc) {
+  std::ofstream(path) << doc.dump(2);
+}
+
+/// Writes a small binary-classification LIBSVM file: `rows` examples over 20 features, labels
+/// +1/-1 from a fixed linear rule with ~5% flipped, from a fixed LCG so the file is reproducible.
+inline void write_toy_libsvm(const std::string& path, int rows, unsigned seed) {
+  std::ofstream out(path);
+  unsigned state = seed;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<double>(state >> 8) / static_cast<double>(1u << 24);
+  };
+  for (int i = 0; i < rows; ++i) {
+    double x[20];
+    double z = 0.3;
+    for (int j = 0; j < 20; ++j) {
+      x[j] = next() < 0.4 ? 1.0 : 0.0;
+      z += (j % 3 == 0 ? 1.0 : -0.6) * x[j];
+    }
+    int label = z > 0 ? 1 : -1;
+    if (next() < 0.05) label = -label;
+    out << (label > 0 ? "+1" : "-1");
+    for (int j = 0; j < 20; ++j)
+      if (x[j] != 0.0) out << ' ' << (j + 1) << ":1";
+    out << '\n';
+  }
+}
+
+/// A small logistic-regression scenario on toy data written into `dir`.
+inline nlohmann::json toy_scenario(const std::string& dir) {
+  write_toy_libsvm(dir + "/train.svm", 2000, 7);
+  write_toy_libsvm(dir + "/test.svm", 500, 99);
+  return nlohmann::json::parse(R"({
+    "name": "toy", "seed": 3,
+    "data": {"format": "libsvm", "train": "train.svm", "test": "test.svm"},
+    "model": {"type": "logistic", "l2": 1e-4},
+    "training": {"iterations": 60, "batch_size": 32, "learning_rate": 0.5, "eval_every": 10,
+                 "target_metric": 0.8},
+    "consistency": [{"mode": "bsp"}, {"mode": "asp"}, {"mode": "ssp", "staleness": 2}],
+    "cluster": {
+      "workers": 4, "servers": 2,
+      "worker": {"device": {"preset": "cpu", "overhead": "1ms"},
+                 "link": {"bandwidth": "10Gbps", "latency": "50us"}},
+      "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
+    },
+    "stragglers": [{"type": "transient", "probability": 0.2, "factor": 5}]
+  })");
+}
+
+/// A timing-only scenario: 4 workers, 2 servers, BSP.
+inline nlohmann::json synthetic_scenario(double parameters, double flops_per_iteration) {
+  nlohmann::json s = nlohmann::json::parse(R"({
+    "name": "synthetic", "seed": 1,
+    "model": {"type": "synthetic"},
+    "training": {"iterations": 10, "eval_every": 5},
+    "consistency": [{"mode": "bsp"}],
+    "cluster": {
+      "workers": 4, "servers": 2,
+      "worker": {"device": {"flops": "10Tf", "bandwidth": "1TBps"},
+                 "link": {"bandwidth": "10Gbps", "latency": "10us"}},
+      "server": {"device": {"flops": "10Tf", "bandwidth": "1TBps"},
+                 "link": {"bandwidth": "10Gbps", "latency": "10us"}}
+    }
+  })");
+  s["model"]["parameters"] = parameters;
+  s["model"]["flops_per_iteration"] = flops_per_iteration;
+  return s;
+}
+
+/// Runs `pstwin simulate` on `scenario` (written into dir/scenario.json) with outputs in
+/// dir/out; fails the current test if it exits non-zero. Returns the output folder.
+inline std::string simulate(const std::string& dir, const nlohmann::json& scenario,
+                            const std::string& extra = "") {
+  write_json(dir + "/scenario.json", scenario);
+  const auto r = run_pstwin("simulate " + dir + "/scenario.json --quiet --out " + dir + "/out " + extra);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  return dir + "/out";
+}
+
+}  // namespace pstwin::testing_support
