@@ -73,6 +73,21 @@ TEST(Simulation, BspWaitsForStragglersAndSspDoesNot) {
   EXPECT_LE(asp, ssp + 1e-9);
 }
 
+TEST(Simulation, BackupWorkersCutTheBarrierShort) {
+  const std::string dir = fresh_dir();
+  auto scenario = toy_scenario(dir);
+  scenario["consistency"] =
+      nlohmann::json::parse(R"([{"mode": "bsp"}, {"mode": "bsp", "backup_workers": 1}])");
+  const auto out = simulate(dir, scenario);
+  const auto plain = read_json(out + "/bsp/summary.json");
+  const auto backup = read_json(out + "/bsp-b1/summary.json");
+  // Each clock applies the first 3 of 4 gradients; the 4th is dropped and logged.
+  EXPECT_EQ(backup["updates"], 3 * 60);
+  EXPECT_EQ(backup["staleness_max"], 0);
+  EXPECT_LT(backup["sim_time_s"].get<double>(), plain["sim_time_s"].get<double>());
+  EXPECT_NE(read_file(out + "/bsp-b1/events.jsonl").find("gradient_dropped"), std::string::npos);
+}
+
 TEST(Simulation, LearnsTheToyProblem) {
   const std::string dir = fresh_dir();
   const auto out = simulate(dir, toy_scenario(dir));
