@@ -20,7 +20,9 @@ enum class MsgType : std::uint8_t {
   kPull = 2,        ///< worker -> server: send me your shard's parameters for `clock`
   kPullReply = 3,   ///< server -> worker: keys and values; `version` = server clock served
   kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
-  kSnapshot = 5,    ///< server -> scheduler: the shard's parameters at global clock `clock`
+  kSnapshot = 5,    ///< server -> scheduler: the shard's parameters (values, whole shard) at
+                    ///< shard clock `clock`, and the staleness histogram of the gradients applied
+                    ///< since its previous snapshot: keys = staleness values, lengths = counts
   kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
   kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free

@@ -27,9 +27,9 @@ struct EvalRow {
 class MetricsSink {
  public:
   virtual ~MetricsSink() = default;
-  /// A server applied a gradient `staleness` clocks old (>= 0).
-  virtual void staleness(std::int64_t staleness) = 0;
-  /// A server applied `n` gradients (counts toward EvalRow::updates).
+  /// A server shard applied `count` gradients that were `staleness` clocks old (>= 0).
+  virtual void staleness(std::int64_t staleness, std::uint64_t count) = 0;
+  /// `n` more gradients were applied to the model (counts toward EvalRow::updates).
   virtual void updates_applied(std::uint64_t n) = 0;
   /// The scheduler evaluated the model. The sink fills updates and staleness fields itself.
   virtual void eval(EvalRow row) = 0;

@@ -12,7 +12,7 @@ namespace {
 // Collects events; the straggler model reports starts and ends through it.
 class CountingSink : public MetricsSink {
  public:
-  void staleness(std::int64_t) override {}
+  void staleness(std::int64_t, std::uint64_t) override {}
   void updates_applied(std::uint64_t) override {}
   void eval(EvalRow) override {}
   void event(double, const std::string& type, nlohmann::json) override {

@@ -27,16 +27,18 @@ RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_me
   metrics_ << "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
 }
 
-void RunRecorder::staleness(std::int64_t s) {
-  window_sum_ += static_cast<double>(s);
-  ++window_count_;
+void RunRecorder::staleness(std::int64_t s, std::uint64_t count) {
+  if (count == 0) return;
+  const double weight = static_cast<double>(count);
+  window_sum_ += static_cast<double>(s) * weight;
+  window_count_ += count;
   window_max_ = std::max(window_max_, s);
-  sum_all_ += static_cast<double>(s);
-  ++count_all_;
+  sum_all_ += static_cast<double>(s) * weight;
+  count_all_ += count;
   staleness_max_all_ = std::max(staleness_max_all_, s);
   const auto idx = static_cast<std::size_t>(s);
   if (histogram_.size() <= idx) histogram_.resize(idx + 1, 0);
-  ++histogram_[idx];
+  histogram_[idx] += count;
 }
 
 void RunRecorder::updates_applied(std::uint64_t n) { updates_ += n; }

@@ -21,7 +21,7 @@ class RunRecorder : public MetricsSink {
   /// path when it cannot. `target_metric`: first time test_metric reaches it is time-to-target.
   RunRecorder(const std::string& dir, std::optional<double> target_metric);
 
-  void staleness(std::int64_t staleness) override;
+  void staleness(std::int64_t staleness, std::uint64_t count) override;
   void updates_applied(std::uint64_t n) override;
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;

@@ -79,6 +79,7 @@ void Scheduler::run() {
                                " s; a role is stuck or gone");
     switch (m->header.type) {
       case MsgType::kSnapshot:
+        absorb_staleness(*m);
         if (m->header.flags & msg_flags::kFinal) {
           const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
           if (!spec_.synthetic) {
@@ -117,6 +118,20 @@ void Scheduler::run() {
   }
   if (!diverged_ && final_clock != last_eval_clock_) evaluate(final_clock, final_.params);
   env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
+}
+
+void Scheduler::absorb_staleness(const Message& m) {
+  if (m.keys.size() != m.lengths.size())
+    throw ProtocolError("scheduler: snapshot staleness histogram has " +
+                        std::to_string(m.keys.size()) + " values but " +
+                        std::to_string(m.lengths.size()) + " counts");
+  std::uint64_t applied = 0;
+  for (std::size_t i = 0; i < m.keys.size(); ++i) {
+    env_.metrics().staleness(static_cast<std::int64_t>(m.keys[i]), m.lengths[i]);
+    applied += m.lengths[i];
+  }
+  // Every shard applies every gradient; shard 0's count is the job's count of updates.
+  if (m.header.shard == 0) env_.metrics().updates_applied(applied);
 }
 
 void Scheduler::handle_snapshot(const Message& m) {

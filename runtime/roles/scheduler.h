@@ -42,6 +42,8 @@ class Scheduler {
   void start_job();
   /// Adds a snapshot; returns true when the snapshot completed an assembly that was evaluated.
   void handle_snapshot(const Message& m);
+  /// Reports a snapshot's staleness histogram (and, from shard 0, the update count).
+  void absorb_staleness(const Message& m);
   /// Evaluates `params` at global clock `clock` and records the row. Returns false if diverged.
   bool evaluate(std::int64_t clock, const std::vector<float>& params);
   void stop_all(bool include_workers);

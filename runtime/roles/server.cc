@@ -114,8 +114,7 @@ void Server::handle_push(Message m) {
 }
 
 void Server::apply_one(const std::vector<float>& grad, std::int64_t staleness, double scale) {
-  env_.metrics().staleness(staleness < 0 ? 0 : staleness);
-  report_updates(1);
+  record_staleness(staleness);
   if (synthetic_) {
     // Timing-only: charge what the SGD update of this shard would cost (w -= a*g: 2 flops, and
     // 12 bytes moved, per key).
@@ -140,8 +139,7 @@ void Server::apply_barrier() {
   // Sum in worker-index order, whatever the arrival order, so the result is reproducible.
   for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
     if (!arrived_[w]) continue;
-    const std::int64_t staleness = barrier_clock - buffered_version_[w];
-    env_.metrics().staleness(staleness < 0 ? 0 : staleness);
+    record_staleness(barrier_clock - buffered_version_[w]);
     if (synthetic_) {
       const double n = static_cast<double>(range_.size());
       cost += Cost{2.0 * n, 12.0 * n};
@@ -152,7 +150,6 @@ void Server::apply_barrier() {
     buffered_[w].clear();
     arrived_[w] = false;
   }
-  report_updates(count);
   if (synthetic_) {
     const double n = static_cast<double>(range_.size());
     cost += Cost{2.0 * n, 12.0 * n};
@@ -162,9 +159,10 @@ void Server::apply_barrier() {
   env_.account(cost);
 }
 
-void Server::report_updates(std::uint64_t n) {
-  // Every shard applies every gradient; one shard's count is the job's count of updates.
-  if (index_ == 0) env_.metrics().updates_applied(n);
+void Server::record_staleness(std::int64_t staleness) {
+  const auto s = static_cast<std::size_t>(staleness < 0 ? 0 : staleness);
+  if (staleness_counts_.size() <= s) staleness_counts_.resize(s + 1, 0);
+  ++staleness_counts_[s];
 }
 
 void Server::serve_ready_pulls() {
@@ -212,6 +210,13 @@ void Server::send_snapshot(bool final) {
   snap.header.clock = controller_.clock();
   snap.header.version = controller_.clock();
   if (!synthetic_) snap.values = params_;
+  // The scheduler turns these into the run's staleness and update counts, in every environment.
+  for (std::size_t s = 0; s < staleness_counts_.size(); ++s) {
+    if (staleness_counts_[s] == 0) continue;
+    snap.keys.push_back(s);
+    snap.lengths.push_back(staleness_counts_[s]);
+  }
+  staleness_counts_.clear();
   env_.send(JobLayout::scheduler(), std::move(snap));
 }
 

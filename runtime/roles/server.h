@@ -39,7 +39,7 @@ class Server {
   void handle_push(Message m);
   void apply_barrier();
   void apply_one(const std::vector<float>& grad, std::int64_t staleness, double scale);
-  void report_updates(std::uint64_t n);
+  void record_staleness(std::int64_t staleness);
   void serve_ready_pulls();
   void send_pull_reply(const PendingPull& p);
   void maybe_snapshot();
@@ -61,6 +61,8 @@ class Server {
   std::vector<float> aggregate_;
   std::vector<PendingPull> pending_;
   std::int64_t last_snapshot_clock_ = -1;
+  // Gradients applied since the last snapshot, by staleness.
+  std::vector<std::uint32_t> staleness_counts_;
 };
 
 }  // namespace pstwin
