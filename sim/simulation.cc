@@ -11,6 +11,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/output/run_recorder.h"
+#include "runtime/output/summary.h"
 #include "runtime/roles/scheduler.h"
 #include "runtime/roles/server.h"
 #include "runtime/roles/worker.h"
@@ -45,10 +46,6 @@ void run_role(SimWorld& world, const JobSpec& spec, NodeId node, std::vector<boo
     // One failed role would leave the others waiting for their stall timeouts; end them all.
     sg4::Actor::kill_all();
   }
-}
-
-nlohmann::json optional_number(const std::optional<double>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 }  // namespace
@@ -106,48 +103,19 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
 
   std::uint32_t unfinished = 0;
   for (bool f : finished) unfinished += f ? 0 : 1;
-  const bool completed = unfinished == 0 && recorder.finished();
-
-  nlohmann::json summary;
-  summary["scenario"] = scenario.name;
-  summary["variant"] = variant.name;
-  summary["mode"] = consistency_mode_name(variant.config.mode);
-  summary["staleness_bound"] = variant.config.staleness;
-  summary["backup_workers"] = variant.config.backup_workers;
-  summary["workers"] = layout.workers;
-  summary["servers"] = layout.servers;
-  summary["iterations"] = spec.iterations;
-  summary["completed"] = completed;
-  summary["diverged"] = recorder.diverged();
-  summary["reason"] = completed ? recorder.reason()
-                                : (first_error.empty() ? std::to_string(unfinished) +
-                                                             " roles did not finish (deadlock)"
-                                                       : first_error);
-  const auto& rows = recorder.rows();
-  auto last_finite = [&](double EvalRow::*field) -> std::optional<double> {
-    if (rows.empty() || !std::isfinite(rows.back().*field)) return std::nullopt;
-    return rows.back().*field;
-  };
-  summary["final_test_metric"] = optional_number(last_finite(&EvalRow::test_metric));
-  summary["final_test_loss"] = optional_number(last_finite(&EvalRow::test_loss));
-  summary["final_train_loss"] = optional_number(last_finite(&EvalRow::train_loss));
-  summary["final_clock"] = rows.empty() ? 0 : rows.back().clock;
-  summary["target_metric"] = optional_number(scenario.training.target_metric);
-  summary["time_to_target_s"] = optional_number(recorder.time_to_target_s());
-  summary["sim_time_s"] = sim_time;
-  summary["wall_time_s"] = wall;
-  summary["updates"] = recorder.updates();
-  summary["bytes_sent"] = world.bytes_sent;
-  summary["messages_sent"] = world.messages_sent;
-  summary["staleness_mean"] = recorder.staleness_mean();
-  summary["staleness_max"] = recorder.staleness_max();
-  summary["staleness_histogram"] = recorder.staleness_histogram();
-  summary["params_sha256"] = recorder.params_sha256();
-  summary["config"] = scenario.source;
-
-  std::ofstream out(dir + "/summary.json");
-  out << summary.dump(2) << '\n';
-  if (!out) throw std::runtime_error("cannot write " + dir + "/summary.json");
+  RunFacts facts;
+  facts.environment = "simulated";
+  facts.time_s = sim_time;
+  facts.wall_time_s = wall;
+  facts.bytes_sent = world.bytes_sent;
+  facts.messages_sent = world.messages_sent;
+  facts.roles_finished = unfinished == 0;
+  facts.failure = first_error.empty()
+                      ? std::to_string(unfinished) + " roles did not finish (deadlock)"
+                      : first_error;
+  const nlohmann::json summary = make_summary(scenario, variant, recorder, facts);
+  write_summary(dir, summary);
+  const bool completed = summary["completed"].get<bool>();
   if (!completed)
     throw std::runtime_error("variant " + variant.name + " failed: " + summary["reason"].get<std::string>());
   return summary;

@@ -1,0 +1,64 @@
+#include "runtime/output/summary.h"
+
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <stdexcept>
+
+namespace pstwin {
+
+namespace {
+nlohmann::json optional_number(const std::optional<double>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+}  // namespace
+
+nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
+                            const RunRecorder& recorder, const RunFacts& facts) {
+  const bool completed = facts.roles_finished && recorder.finished();
+  nlohmann::json s;
+  s["scenario"] = scenario.name;
+  s["variant"] = variant.name;
+  s["mode"] = consistency_mode_name(variant.config.mode);
+  s["staleness_bound"] = variant.config.staleness;
+  s["backup_workers"] = variant.config.backup_workers;
+  s["environment"] = facts.environment;
+  s["workers"] = scenario.cluster.workers;
+  s["servers"] = scenario.cluster.servers;
+  s["iterations"] = scenario.training.iterations;
+  s["completed"] = completed;
+  s["diverged"] = recorder.diverged();
+  s["reason"] = completed ? recorder.reason()
+                          : (facts.failure.empty() ? "the job did not finish" : facts.failure);
+  const auto& rows = recorder.rows();
+  auto last_finite = [&](double EvalRow::*field) -> std::optional<double> {
+    if (rows.empty() || !std::isfinite(rows.back().*field)) return std::nullopt;
+    return rows.back().*field;
+  };
+  s["final_test_metric"] = optional_number(last_finite(&EvalRow::test_metric));
+  s["final_test_loss"] = optional_number(last_finite(&EvalRow::test_loss));
+  s["final_train_loss"] = optional_number(last_finite(&EvalRow::train_loss));
+  s["final_clock"] = rows.empty() ? 0 : rows.back().clock;
+  s["target_metric"] = optional_number(scenario.training.target_metric);
+  s["time_to_target_s"] = optional_number(recorder.time_to_target_s());
+  s["sim_time_s"] = facts.time_s;
+  s["wall_time_s"] = facts.wall_time_s;
+  s["updates"] = recorder.updates();
+  s["bytes_sent"] = facts.bytes_sent;
+  s["messages_sent"] = facts.messages_sent;
+  s["staleness_mean"] = recorder.staleness_mean();
+  s["staleness_max"] = recorder.staleness_max();
+  s["staleness_histogram"] = recorder.staleness_histogram();
+  s["params_sha256"] = recorder.params_sha256();
+  s["config"] = scenario.source;
+  return s;
+}
+
+void write_summary(const std::string& dir, const nlohmann::json& summary) {
+  const std::string path = dir + "/summary.json";
+  std::ofstream out(path);
+  out << summary.dump(2) << '\n';
+  if (!out) throw std::runtime_error("cannot write " + path);
+}
+
+}  // namespace pstwin

@@ -1,0 +1,34 @@
+// summary.json: a run's configuration and final figures, the same in every environment.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/output/run_recorder.h"
+#include "runtime/scenario/scenario.h"
+
+namespace pstwin {
+
+/// What the environment knows about a run beyond what the recorder measured.
+struct RunFacts {
+  std::string environment;         ///< "simulated", "inproc" or "zmq"
+  double time_s = 0.0;             ///< simulated seconds, or wall seconds of the job
+  double wall_time_s = 0.0;        ///< wall seconds the run took on this machine
+  std::uint64_t bytes_sent = 0;    ///< encoded bytes of every message
+  std::uint64_t messages_sent = 0;
+  bool roles_finished = false;     ///< every role returned normally
+  std::string failure;             ///< why not, when roles_finished is false
+};
+
+/// The summary of `variant` of `scenario`: the keys listed in README "Outputs" (variant, mode,
+/// final_test_metric, time_to_target_s, sim_time_s, wall_time_s, updates, bytes_sent,
+/// params_sha256, staleness figures, completed, diverged, reason, config, ...).
+nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
+                            const RunRecorder& recorder, const RunFacts& facts);
+
+/// Writes `summary` to DIR/summary.json. Throws std::runtime_error naming the path on failure.
+void write_summary(const std::string& dir, const nlohmann::json& summary);
+
+}  // namespace pstwin
