@@ -10,6 +10,12 @@ namespace pstwin::cli {
 /// `pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N] [--quiet]`
 int simulate_command(const std::vector<std::string>& args);
 
+/// `pstwin node --role R --scheduler tcp://HOST:PORT [...] SCENARIO.json`: one node of a real job.
+int node_command(const std::vector<std::string>& args);
+
+/// `pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE] [...]`
+int launch_command(const std::vector<std::string>& args);
+
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <stdexcept>
 
 namespace pstwin::cli {
@@ -86,6 +87,42 @@ void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>
       out << std::string(total - 2, '-') << '\n';
     }
   }
+}
+
+int report_comparison(const Scenario& scenario, const std::string& out,
+                      const std::vector<std::string>& names, const std::vector<int>& exit_codes) {
+  std::vector<nlohmann::json> summaries;
+  bool all_ok = true;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    nlohmann::json s;
+    std::ifstream in(out + "/" + names[i] + "/summary.json");
+    if (in) {
+      try {
+        in >> s;
+      } catch (const nlohmann::json::exception&) {
+        s = nlohmann::json::object();
+      }
+    }
+    if (!s.is_object() || s.empty()) s = {{"variant", names[i]}, {"completed", false}};
+    if (exit_codes[i] != 0) {
+      s["completed"] = false;
+      all_ok = false;
+    }
+    summaries.push_back(s);
+  }
+  write_comparison_csv(out + "/comparison.csv", summaries);
+  std::cout << "scenario " << scenario.name << ": " << scenario.cluster.workers << " workers, "
+            << scenario.cluster.servers << " servers";
+  if (scenario.training.target_metric)
+    std::cout << ", target test metric " << *scenario.training.target_metric;
+  std::cout << "\n\n";
+  print_comparison_table(std::cout, summaries);
+  std::cout << "\noutputs: " << out << "/ (comparison.csv, <variant>/metrics.csv, summary.json, "
+            << "events.jsonl)\n";
+  for (const auto& s : summaries)
+    if (s.value("diverged", false))
+      std::cout << "note: " << s.value("variant", "?") << ": " << s.value("reason", "") << "\n";
+  return all_ok ? 0 : 1;
 }
 
 }  // namespace pstwin::cli

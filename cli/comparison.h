@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/scenario/scenario.h"
+
 namespace pstwin::cli {
 
 /// Columns, in order, of comparison.csv and the printed table.
@@ -15,6 +17,12 @@ const std::vector<std::string>& comparison_columns();
 /// Writes comparison.csv: a header of comparison_columns(), then one row per summary (as written
 /// to summary.json); null figures are empty fields. Throws std::runtime_error if it cannot write.
 void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries);
+
+/// Reads OUT/<name>/summary.json for each variant (a missing or unreadable one, or a non-zero
+/// exit code, marks the variant failed), writes OUT/comparison.csv, prints the scenario line,
+/// the table and where the outputs are. Returns 0 when every variant completed, else 1.
+int report_comparison(const Scenario& scenario, const std::string& out,
+                      const std::vector<std::string>& names, const std::vector<int>& exit_codes);
 
 /// Prints an aligned table of the same figures; "-" for figures that are null (e.g. a target
 /// not reached), "FAILED"/"DIVERGED" in the status column.

@@ -11,6 +11,11 @@ void usage(std::ostream& out) {
          "commands:\n"
          "  simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
          "           run every consistency variant of the scenario in SimGrid and compare them\n"
+         "  launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE]\n"
+         "           run the same roles for real: local processes over ZeroMQ, threads, or\n"
+         "           processes on the machines of a hostfile (over ssh)\n"
+         "  node --role R --scheduler tcp://HOST:PORT SCENARIO.json\n"
+         "           one node of a real job (for cluster launchers)\n"
          "  validate SCENARIO.json [--set /ptr=value ...]\n"
          "           check a scenario without running it\n\n"
          "Run 'pstwin <command> --help' for a command's options.\n";
@@ -26,6 +31,8 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "simulate") return pstwin::cli::simulate_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);
+  if (command == "launch") return pstwin::cli::launch_command(args);
+  if (command == "node") return pstwin::cli::node_command(args);
   if (command == "--help" || command == "-h" || command == "help") {
     usage(std::cout);
     return 0;

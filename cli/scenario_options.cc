@@ -1,5 +1,6 @@
 #include "cli/scenario_options.h"
 
+#include <cctype>
 #include <iostream>
 
 #include "runtime/errors.h"
@@ -20,10 +21,21 @@ void add_scenario_options(po::options_description& desc, po::positional_options_
 std::optional<po::variables_map> parse_args(const std::vector<std::string>& args,
                                             const po::options_description& desc,
                                             const po::positional_options_description& pos,
-                                            const std::string& usage, int& exit_code) {
+                                            const std::string& usage, int& exit_code,
+                                            const std::string& env_prefix) {
   po::variables_map vm;
   try {
     po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    if (!env_prefix.empty()) {
+      po::store(po::parse_environment(desc,
+                                      [&](const std::string& var) -> std::string {
+                                        if (var.rfind(env_prefix, 0) != 0) return "";
+                                        std::string name = var.substr(env_prefix.size());
+                                        for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+                                        return desc.find_nothrow(name, false) ? name : "";
+                                      }),
+                vm);
+    }
     if (vm.count("help")) {
       std::cout << usage << "\n" << desc;
       exit_code = 0;
@@ -48,6 +60,17 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
     std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
     return std::nullopt;
   }
+}
+
+std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario) {
+  try {
+    return prepare_training(scenario);
+  } catch (const DataError& e) {
+    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+  } catch (const ScenarioError& e) {
+    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
+  }
+  return std::nullopt;
 }
 
 }  // namespace pstwin::cli

@@ -7,6 +7,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "runtime/job_setup.h"
 #include "runtime/scenario/scenario.h"
 
 namespace pstwin::cli {
@@ -17,13 +18,20 @@ void add_scenario_options(boost::program_options::options_description& desc,
 
 /// Parses `args` against `desc`; on a bad flag or --help prints to stderr/stdout and returns
 /// nullopt with `exit_code` set (2 for errors, 0 for --help).
+/// With `env_prefix` set (e.g. "PSTWIN_"), options missing from the command line are also read
+/// from environment variables named PREFIX + the option in upper case with '-' as '_'
+/// (--connect-timeout: PSTWIN_CONNECT_TIMEOUT). The command line wins.
 std::optional<boost::program_options::variables_map> parse_args(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc,
     const boost::program_options::positional_options_description& pos, const std::string& usage,
-    int& exit_code);
+    int& exit_code, const std::string& env_prefix = "");
 
 /// Loads the scenario named by the parsed options, printing a ScenarioError to stderr
 /// ("pstwin: invalid scenario FILE: /pointer: message") and returning nullopt on bad input.
 std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm);
+
+/// Loads the scenario's data and model, printing a DataError or ScenarioError to stderr and
+/// returning nullopt on bad input.
+std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario);
 
 }  // namespace pstwin::cli

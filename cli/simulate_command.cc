@@ -50,16 +50,9 @@ int simulate_command(const std::vector<std::string>& args) {
                                                   : scenario->output.dir);
 
   // Data is read once here; the children share it copy-on-write after fork.
-  PreparedTraining prepared;
-  try {
-    prepared = prepare_training(*scenario);
-  } catch (const DataError& e) {
-    std::cerr << "pstwin: bad data: " << e.what() << "\n";
-    return 2;
-  } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
-    return 2;
-  }
+  auto prepared_or = prepare_training_or_report(*scenario);
+  if (!prepared_or) return 2;
+  const PreparedTraining& prepared = *prepared_or;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) {
@@ -78,38 +71,9 @@ int simulate_command(const std::vector<std::string>& args) {
       },
       vm->count("quiet") > 0);
 
-  std::vector<nlohmann::json> summaries;
-  bool all_ok = true;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    nlohmann::json s;
-    std::ifstream in(out + "/" + names[i] + "/summary.json");
-    if (in) {
-      try {
-        in >> s;
-      } catch (const nlohmann::json::exception&) {
-        s = nlohmann::json::object();
-      }
-    }
-    if (!s.is_object() || s.empty()) s = {{"variant", names[i]}, {"completed", false}};
-    if (status[i].exit_code != 0) {
-      s["completed"] = false;
-      all_ok = false;
-    }
-    summaries.push_back(s);
-  }
-  write_comparison_csv(out + "/comparison.csv", summaries);
-  std::cout << "scenario " << scenario->name << ": " << scenario->cluster.workers << " workers, "
-            << scenario->cluster.servers << " servers";
-  if (scenario->training.target_metric)
-    std::cout << ", target test metric " << *scenario->training.target_metric;
-  std::cout << "\n\n";
-  print_comparison_table(std::cout, summaries);
-  std::cout << "\noutputs: " << out << "/ (comparison.csv, <variant>/metrics.csv, summary.json, "
-            << "events.jsonl)\n";
-  for (const auto& s : summaries)
-    if (s.value("diverged", false))
-      std::cout << "note: " << s.value("variant", "?") << ": " << s.value("reason", "") << "\n";
-  return all_ok ? 0 : 1;
+  std::vector<int> exit_codes;
+  for (const auto& st : status) exit_codes.push_back(st.exit_code);
+  return report_comparison(*scenario, out, names, exit_codes);
 }
 
 }  // namespace pstwin::cli

@@ -122,7 +122,7 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
   const std::size_t key_bytes =
       mode == kNoKeys ? 0 : mode == kKeyRange ? sizeof(std::uint64_t) : msg.keys.size() * 8;
   const std::size_t length_bytes = msg.lengths.size() * 4;
-  std::size_t total = kMinMessageBytes + key_bytes + length_bytes;  // cannot overflow: vectors
+  std::size_t total = kMinMessageBytes + key_bytes + length_bytes + msg.data.size();  // cannot overflow: vectors
   if (n_v > (kMax - total) / 4) {                                   // are bounded by memory
     throw ProtocolError("encode: message with " + std::to_string(n_v) +
                         " values is too large to encode");
@@ -158,6 +158,7 @@ std::vector<std::uint8_t> encode(const Message& msg) {
   store_u64(p + 56, msg.keys.size());
   store_u64(p + 64, value_count(msg));
   store_u64(p + 72, msg.lengths.size());
+  store_u64(p + 80, msg.data.size());
   p += kWireHeaderBytes;
 
   if (mode == kExplicitKeys) {
@@ -171,6 +172,8 @@ std::vector<std::uint8_t> encode(const Message& msg) {
   p += (msg.values.size() + msg.virtual_values) * 4;
   store_array(p, msg.lengths.data(), msg.lengths.size());
   p += msg.lengths.size() * 4;
+  if (!msg.data.empty()) std::memcpy(p, msg.data.data(), msg.data.size());
+  p += msg.data.size();
 
   store_u32(p, crc32_of(out.data(), out.size() - kCrcBytes));
   return out;
@@ -252,6 +255,7 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
   const std::uint64_t n_k = load_u64(data + 56);
   const std::uint64_t n_v = load_u64(data + 64);
   const std::uint64_t n_l = load_u64(data + 72);
+  const std::uint64_t n_d = load_u64(data + 80);
 
   // Validate every count against the bytes actually present before allocating anything.
   if (mode == kNoKeys && n_k != 0) {
@@ -276,9 +280,11 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
   if (mode == kKeyRange) take(err, remain, 1, 8, "first-key fields");
   take(err, remain, n_v, 4, "values");
   take(err, remain, n_l, 4, "lengths");
+  take(err, remain, n_d, 1, "data bytes");
   if (remain != 0) {
     err.fail(std::to_string(remain) + " trailing bytes after " + std::to_string(n_k) + " keys, " +
-             std::to_string(n_v) + " values and " + std::to_string(n_l) + " lengths");
+             std::to_string(n_v) + " values, " + std::to_string(n_l) + " lengths and " +
+             std::to_string(n_d) + " data bytes");
   }
   const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
   const std::uint32_t computed_crc = crc32_of(data, size - kCrcBytes);
@@ -315,6 +321,8 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
   p += n_v * 4;
   msg.lengths.resize(n_l);
   load_array(msg.lengths.data(), p, n_l);
+  p += n_l * 4;
+  msg.data.assign(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n_d));
   return msg;
 }
 

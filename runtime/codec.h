@@ -19,9 +19,11 @@
 //   56     8    number of keys n_k
 //   64     8    number of values n_v (stored plus virtual)
 //   72     8    number of lengths n_l (0 or n_k)
-//   80     ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
+//   80     8    number of data bytes n_d
+//   88     ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
 //   ..     ..   values: n_v x float32
 //   ..     ..   lengths: n_l x u32
+//   ..     ..   data: n_d bytes
 //   end-4  4    CRC-32 (zlib) of every preceding byte
 #pragma once
 
@@ -35,7 +37,7 @@ namespace pstwin {
 
 inline constexpr std::uint8_t kWireVersion = 1;
 /// Size of the fixed part, before the keys.
-inline constexpr std::size_t kWireHeaderBytes = 80;
+inline constexpr std::size_t kWireHeaderBytes = 88;
 /// Default largest message a decoder accepts (1 GiB).
 inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 

@@ -13,6 +13,8 @@ std::string_view msg_type_name(MsgType t) {
     case MsgType::kWorkerDone: return "worker-done";
     case MsgType::kStop: return "stop";
     case MsgType::kAbort: return "abort";
+    case MsgType::kRegister: return "register";
+    case MsgType::kAddressBook: return "address-book";
   }
   // A MsgType built from an unchecked byte can hold any value; the switch covers the named ones.
   return "unknown";

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -9,7 +10,9 @@ namespace pstwin {
 
 /// A node's id within a job: 0 is the scheduler, 1..S the servers, S+1..S+W the workers.
 using NodeId = std::uint32_t;
-/// A parameter key. Dense models use keys 0..P-1, one per float32 parameter.
+/// A parameter key. Dense models use keys 0..P-1, one per float32 parameter. A sparse model's key
+/// is a parameter row of Model::values_per_key() floats (key k is floats [k*w, (k+1)*w)); key
+/// ranges (kStart) then count rows, and every payload carries w values per key.
 using Key = std::uint64_t;
 
 /// What a message asks for or carries. Values are part of the wire format: never renumber.
@@ -26,10 +29,12 @@ enum class MsgType : std::uint8_t {
   kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
   kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
+  kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
+  kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id]}
 };
 
 /// Largest valid MsgType value, for decoders.
-inline constexpr std::uint8_t kMaxMsgType = 8;
+inline constexpr std::uint8_t kMaxMsgType = 10;
 
 /// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
 std::string_view msg_type_name(MsgType t);
@@ -45,6 +50,12 @@ inline constexpr std::uint32_t kFinal = 1u << 1;
 inline constexpr std::uint32_t kDiverged = 1u << 2;
 /// The payload covers a shard's whole key range in key order, so keys are omitted (dense models).
 inline constexpr std::uint32_t kWholeShard = 1u << 3;
+/// On kPull, kPullReply and kPush of a sparse model (Model::sparse()): the message is about an
+/// explicit subset of the shard's keys. kPull: `keys` lists the keys wanted (sorted, possibly
+/// none: the pull still waits for the consistency model). kPullReply: `values` holds the values
+/// of the pull's keys, in its key order, and `keys` is omitted. kPush: `keys` lists the keys
+/// whose gradient `values` carries. Each key has values_per_key floats (a parameter row).
+inline constexpr std::uint32_t kKeyed = 1u << 4;
 }  // namespace msg_flags
 
 /// Fixed-size metadata of a message. Every field has a meaning for every type; unused ones are 0.
@@ -61,7 +72,8 @@ struct MessageHeader {
   float loss = 0.0f;             ///< on kPush: the mini-batch's mean training loss (informational)
 };
 
-/// A message: header plus payload of sorted keys, float32 values and optional per-key lengths.
+/// A message: header plus payload of sorted keys, float32 values, optional per-key lengths, and
+/// optional opaque bytes (`data`: rendezvous and control text; never parameters).
 /// `virtual_values` counts values that exist only as size (the timing-only synthetic model):
 /// they are not stored, but are counted in the encoded size and sent as zeros on a real wire.
 struct Message {
@@ -69,6 +81,7 @@ struct Message {
   std::vector<Key> keys;
   std::vector<float> values;
   std::vector<std::uint32_t> lengths;
+  std::string data;
   std::uint64_t virtual_values = 0;
 };
 

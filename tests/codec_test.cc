@@ -29,6 +29,7 @@ Message sample(MsgType type) {
   m.keys = {2, 5, 9, 1000};
   m.values = {1.5f, -2.0f, -0.0f, 3.25f, 1e-30f, std::numeric_limits<float>::quiet_NaN()};
   m.lengths = {1, 1, 2, 1};
+  m.data = std::string("{\"role\":\"server\"}\0bin\xff", 21);
   return m;
 }
 
@@ -50,6 +51,7 @@ void expect_same(const Message& a, const Message& b) {
     EXPECT_EQ(std::memcmp(&a.values[i], &b.values[i], sizeof(float)), 0) << "value " << i;
   }
   EXPECT_EQ(a.lengths, b.lengths);
+  EXPECT_EQ(a.data, b.data);
   EXPECT_EQ(b.virtual_values, 0u);
 }
 
@@ -122,8 +124,9 @@ TEST(Codec, WireLayoutIsLittleEndianAsDocumented) {
   EXPECT_EQ(b[43], 0x08);
   EXPECT_EQ(b[56], 2);  // n_k
   EXPECT_EQ(b[64], 2);  // n_v
-  EXPECT_EQ(b[80], 3);  // first key
-  EXPECT_EQ(b[88], 8);  // second key
+  EXPECT_EQ(b[80], 0);  // n_d
+  EXPECT_EQ(b[88], 3);  // first key
+  EXPECT_EQ(b[96], 8);  // second key
   EXPECT_EQ(b.size(), kWireHeaderBytes + 2 * 8 + 2 * 4 + 4);
 }
 
@@ -335,6 +338,21 @@ TEST(Codec, CountsMustAgreeWithKeyMode) {
   put_u64(b, 72, 3);
   fix_crc(b);
   expect_rejected(b, "lengths");
+}
+
+TEST(Codec, HugeDataCountIsRejected) {
+  std::vector<std::uint8_t> b = encode(sample(MsgType::kRegister));
+  put_u64(b, 80, std::uint64_t{1} << 62);
+  fix_crc(b);
+  expect_rejected(b, "data bytes");
+}
+
+TEST(Codec, DataBytesAreCountedInTheSize) {
+  Message m;
+  m.header.type = MsgType::kAddressBook;
+  m.data = "{\"id\": 3}";
+  EXPECT_EQ(encoded_size(m), kWireHeaderBytes + m.data.size() + 4);
+  expect_same(m, round_trip(m));
 }
 
 TEST(Codec, MaxBytesIsEnforced) {

@@ -1,0 +1,83 @@
+#include "cli/child_process.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <limits.h>
+#include <stdexcept>
+#include <thread>
+
+namespace pstwin::cli {
+
+pid_t spawn(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    execvp(args[0], args.data());
+    std::cerr << "pstwin: cannot start " << argv[0] << ": " << std::strerror(errno) << "\n";
+    _exit(127);
+  }
+  return pid;
+}
+
+int exit_status_of(int wait_status) {
+  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
+  return 1;
+}
+
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s) {
+  std::vector<int> status(pids.size(), -1);
+  std::size_t left = pids.size();
+  bool failing = false;
+  auto deadline = std::chrono::steady_clock::time_point::max();
+  bool terminated = false, killed = false;
+  while (left > 0) {
+    bool reaped = false;
+    for (std::size_t i = 0; i < pids.size(); ++i) {
+      if (status[i] != -1) continue;
+      int ws = 0;
+      const pid_t r = waitpid(pids[i], &ws, WNOHANG);
+      if (r == pids[i]) {
+        status[i] = exit_status_of(ws);
+        --left;
+        reaped = true;
+        if (status[i] != 0 && !failing) {
+          failing = true;
+          deadline = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
+        }
+      }
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (failing && now > deadline && !killed) {
+      // A role failed and the rest did not wind down by themselves.
+      for (std::size_t i = 0; i < pids.size(); ++i)
+        if (status[i] == -1) kill(pids[i], terminated ? SIGKILL : SIGTERM);
+      if (terminated) killed = true;
+      terminated = true;
+      deadline = now + std::chrono::seconds(5);
+    }
+    if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return status;
+}
+
+std::string self_executable() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find the running executable (/proc/self/exe)");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+}  // namespace pstwin::cli

@@ -1,0 +1,26 @@
+// Starting and waiting for child processes (the roles of a job that launch starts).
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace pstwin::cli {
+
+/// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stdout and
+/// stderr inherited. Throws std::runtime_error when fork fails; a failed exec exits the child
+/// with status 127 and a message on stderr.
+pid_t spawn(const std::vector<std::string>& argv);
+
+/// Exit status of a finished child: its exit code, or 128 + signal.
+int exit_status_of(int wait_status);
+
+/// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
+/// are then sent SIGTERM (and SIGKILL 5 s later). Returns the exit statuses, in order.
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s);
+
+/// Path of the running executable (/proc/self/exe), so launch starts the same build.
+std::string self_executable();
+
+}  // namespace pstwin::cli

@@ -1,0 +1,55 @@
+#include "cli/hostfile.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace pstwin::cli {
+
+std::vector<HostSlots> read_hostfile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot read hostfile " + path);
+  std::vector<HostSlots> hosts;
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (const auto hash = line.find('#'); hash != std::string::npos) line.resize(hash);
+    std::istringstream fields(line);
+    HostSlots h;
+    if (!(fields >> h.host)) continue;
+    std::string extra;
+    if (fields >> extra) {
+      if (extra.rfind("slots=", 0) != 0)
+        throw std::runtime_error(path + ":" + std::to_string(line_no) + ": expected 'slots=N', got '" + extra + "'");
+      try {
+        std::size_t used = 0;
+        const int n = std::stoi(extra.substr(6), &used);
+        if (used != extra.size() - 6 || n < 1) throw std::invalid_argument("slots");
+        h.slots = static_cast<unsigned>(n);
+      } catch (const std::exception&) {
+        throw std::runtime_error(path + ":" + std::to_string(line_no) +
+                                 ": slots must be a positive integer, got '" + extra.substr(6) + "'");
+      }
+      if (fields >> extra)
+        throw std::runtime_error(path + ":" + std::to_string(line_no) + ": unexpected '" + extra + "'");
+    }
+    hosts.push_back(h);
+  }
+  if (hosts.empty()) throw std::runtime_error("hostfile " + path + " lists no hosts");
+  return hosts;
+}
+
+std::vector<std::string> assign_hosts(const std::vector<HostSlots>& hosts, std::size_t count) {
+  std::vector<std::string> out;
+  while (out.size() < count)
+    for (const auto& h : hosts)
+      for (unsigned s = 0; s < h.slots && out.size() < count; ++s) out.push_back(h.host);
+  return out;
+}
+
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+}  // namespace pstwin::cli

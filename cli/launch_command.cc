@@ -1,0 +1,220 @@
+// `pstwin launch`: run a scenario's roles for real, one variant after another.
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/child_process.h"
+#include "cli/commands.h"
+#include "cli/comparison.h"
+#include "cli/hostfile.h"
+#include "cli/scenario_options.h"
+#include "runtime/net/curve_keys.h"
+#include "runtime/net/real_job.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pstwin::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--set /ptr=value ...]\n"
+    "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
+    "                     [--insecure | --key-file FILE]\n"
+    "Runs every consistency variant of the scenario for real, one after another: the scheduler,\n"
+    "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
+    "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
+    "outputs as simulate; time_s is wall-clock seconds.";
+
+/// Settings shared by the nodes of every variant.
+struct LaunchSettings {
+  std::string scenario_path;
+  std::vector<std::string> sets;
+  std::string key_file;  // empty: make one per variant (unless insecure)
+  bool insecure = false;
+  double connect_timeout_s = 30.0;
+  double stall_timeout_s = 300.0;
+  std::vector<HostSlots> hosts;  // empty: local processes
+  std::string ssh_command = "ssh";
+  std::string scheduler_host;
+  unsigned port = 0;
+};
+
+/// Arguments of `pstwin node` common to every role of a variant.
+std::vector<std::string> node_args(const LaunchSettings& s, const std::string& variant,
+                                   const std::string& key_file) {
+  std::vector<std::string> a = {self_executable(), "node", "--variant", variant,
+                                "--connect-timeout", std::to_string(s.connect_timeout_s),
+                                "--stall-timeout", std::to_string(s.stall_timeout_s)};
+  if (s.insecure) a.push_back("--insecure");
+  else a.insert(a.end(), {"--key-file", key_file});
+  for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
+  a.push_back(s.scenario_path);
+  return a;
+}
+
+/// Waits for the scheduler to publish its endpoint; empty when it exits or times out first.
+std::string await_endpoint(const std::string& path, pid_t scheduler, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    std::string endpoint;
+    if (in >> endpoint && !endpoint.empty()) return endpoint;
+    if (kill(scheduler, 0) != 0) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+/// Runs one variant as separate processes; returns the scheduler's exit status (non-zero when
+/// any role failed).
+int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant,
+                     const LaunchSettings& s, const std::string& dir) {
+  std::string key_file = s.key_file;
+  if (!s.insecure && key_file.empty()) {
+    key_file = fs::absolute(dir + "/job.key").string();
+    net::write_key_file(key_file, net::make_job_keys());
+  }
+  const std::string endpoint_file = dir + "/scheduler.endpoint";
+  fs::remove(endpoint_file);
+  const bool remote = !s.hosts.empty();
+  const std::string bind = remote ? "tcp://0.0.0.0:" + (s.port ? std::to_string(s.port) : std::string("*"))
+                                  : "tcp://127.0.0.1:" + (s.port ? std::to_string(s.port) : std::string("*"));
+  auto args = node_args(s, variant.name, key_file);
+  auto sched = args;
+  sched.insert(sched.begin() + 2, {"--role", "scheduler", "--scheduler", bind, "--out", dir,
+                                   "--endpoint-file", endpoint_file});
+  std::vector<pid_t> pids = {spawn(sched)};
+  std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
+  if (endpoint.empty()) {
+    std::cerr << "pstwin launch: the scheduler did not start listening\n";
+    return wait_all(pids, 0.0)[0] ?: 1;
+  }
+  if (remote) {
+    const std::string host = s.scheduler_host.empty() ? [] {
+      char buf[256] = {};
+      gethostname(buf, sizeof buf - 1);
+      return std::string(buf);
+    }() : s.scheduler_host;
+    endpoint = "tcp://" + host + endpoint.substr(endpoint.rfind(':'));
+  }
+  const std::uint32_t roles = scenario.cluster.servers + scenario.cluster.workers;
+  const auto placement = remote ? assign_hosts(s.hosts, roles) : std::vector<std::string>(roles);
+  const std::string cwd = fs::current_path().string();
+  for (std::uint32_t r = 0; r < roles; ++r) {
+    auto node = args;
+    node.insert(node.begin() + 2, {"--role", r < scenario.cluster.servers ? "server" : "worker",
+                                   "--scheduler", endpoint});
+    if (remote) {
+      // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
+      std::string command = "cd " + shell_quote(cwd) + " && exec";
+      for (const auto& a : node) command += " " + shell_quote(a);
+      node = {s.ssh_command, placement[r], command};
+    }
+    pids.push_back(spawn(node));
+  }
+  const auto status = wait_all(pids, s.connect_timeout_s);
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i] != 0) return status[i];
+  return 0;
+}
+
+}  // namespace
+
+int launch_command(const std::vector<std::string>& args) {
+  po::options_description desc("launch options");
+  po::positional_options_description pos;
+  add_scenario_options(desc, pos);
+  desc.add_options()
+      ("transport", po::value<std::string>()->default_value("zmq"), "zmq or inproc")
+      ("out,o", po::value<std::string>(), "output folder (default: the scenario's, else runs/<name>)")
+      ("insecure", "no authentication between nodes (trusted networks only)")
+      ("key-file", po::value<std::string>(), "use this job key pair instead of making one")
+      ("hostfile", po::value<std::string>(), "start the roles on these machines over ssh")
+      ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
+      ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
+      ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
+      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds for nodes to find each other")
+      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+  int code = 0;
+  auto vm = parse_args(args, desc, pos, kUsage, code);
+  if (!vm) return code;
+  auto scenario = load_scenario_from(*vm);
+  if (!scenario) return 2;
+  const std::string transport = (*vm)["transport"].as<std::string>();
+  if (transport != "zmq" && transport != "inproc") {
+    std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
+    return 2;
+  }
+  LaunchSettings s;
+  s.scenario_path = fs::absolute((*vm)["scenario"].as<std::string>()).string();
+  if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
+  s.insecure = vm->count("insecure") > 0;
+  if (vm->count("key-file")) s.key_file = fs::absolute((*vm)["key-file"].as<std::string>()).string();
+  s.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
+  s.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
+  s.ssh_command = (*vm)["ssh-command"].as<std::string>();
+  s.port = (*vm)["port"].as<unsigned>();
+  if (vm->count("scheduler-host")) s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
+  if (s.connect_timeout_s <= 0 || s.stall_timeout_s <= 0 || s.port > 65535) {
+    std::cerr << "pstwin launch: timeouts must be positive and --port at most 65535\n";
+    return 2;
+  }
+  try {
+    if (vm->count("hostfile")) {
+      if (transport != "zmq") {
+        std::cerr << "pstwin launch: --hostfile needs --transport zmq\n";
+        return 2;
+      }
+      s.hosts = read_hostfile((*vm)["hostfile"].as<std::string>());
+    }
+    if (!s.key_file.empty()) net::read_key_file(s.key_file);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: " << e.what() << "\n";
+    return 2;
+  }
+  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
+                                           : (scenario->output.dir.empty() ? "runs/" + scenario->name
+                                                                           : scenario->output.dir);
+  std::optional<PreparedTraining> prepared;
+  if (transport == "inproc") {
+    prepared = prepare_training_or_report(*scenario);
+    if (!prepared) return 2;
+  }
+  std::vector<std::string> names;
+  std::vector<int> exit_codes;
+  for (const auto& variant : scenario->consistency) {
+    const std::string dir = out + "/" + variant.name;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+      std::cerr << "pstwin launch: cannot create " << dir << ": " << ec.message() << "\n";
+      return 2;
+    }
+    std::cerr << "launch: " << variant.name << " (" << transport << ", "
+              << scenario->cluster.servers << " servers, " << scenario->cluster.workers
+              << " workers)\n";
+    int status = 0;
+    try {
+      if (transport == "inproc")
+        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s);
+      else
+        status = launch_processes(*scenario, variant, s, dir);
+    } catch (const std::exception& e) {
+      std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
+      status = 1;
+    }
+    names.push_back(variant.name);
+    exit_codes.push_back(status);
+  }
+  return report_comparison(*scenario, out, names, exit_codes);
+}
+
+}  // namespace pstwin::cli

@@ -1,0 +1,149 @@
+// `pstwin node`: one role of a real job, in this process, over ZeroMQ.
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/scenario_options.h"
+#include "runtime/net/curve_keys.h"
+#include "runtime/net/real_job.h"
+
+namespace po = boost::program_options;
+
+namespace pstwin::cli {
+
+namespace {
+constexpr const char* kUsage =
+    "usage: pstwin node --role scheduler|server|worker --scheduler tcp://HOST:PORT\n"
+    "                   (--key-file FILE | --insecure) [options] SCENARIO.json\n"
+    "Runs one node of a job over ZeroMQ. Every option can also come from the environment as\n"
+    "PSTWIN_<OPTION> (PSTWIN_ROLE, PSTWIN_SCHEDULER, PSTWIN_KEY_FILE, PSTWIN_INSECURE=1, ...),\n"
+    "so srun, mpirun-style launchers or Kubernetes can start nodes. The scheduler listens at\n"
+    "--scheduler (a port of * picks a free one; see --endpoint-file) and writes the outputs.";
+
+bool is_loopback(const std::string& endpoint) {
+  return endpoint.find("//127.") != std::string::npos ||
+         endpoint.find("//localhost:") != std::string::npos;
+}
+
+std::string this_host_name() {
+  char buf[256] = {};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
+  return buf;
+}
+}  // namespace
+
+int node_command(const std::vector<std::string>& args) {
+  po::options_description desc("node options");
+  po::positional_options_description pos;
+  add_scenario_options(desc, pos);
+  desc.add_options()
+      ("role", po::value<std::string>(), "scheduler, server or worker")
+      ("scheduler", po::value<std::string>(), "the scheduler's endpoint, tcp://HOST:PORT")
+      ("variant", po::value<std::string>(), "which consistency variant (needed when the scenario has several)")
+      ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
+      ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
+      ("insecure", po::value<std::string>()->implicit_value("1"), "no authentication (trusted networks only)")
+      ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
+      ("bind", po::value<std::string>(), "interface address to listen on")
+      ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
+      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds to find the scheduler and peers")
+      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+  int code = 0;
+  auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_");
+  if (!vm) return code;
+  for (const char* required : {"role", "scheduler"}) {
+    if (!vm->count(required)) {
+      std::cerr << "pstwin node: --" << required << " is required (or PSTWIN_"
+                << (std::string(required) == "role" ? "ROLE" : "SCHEDULER") << ")\n" << kUsage << "\n";
+      return 2;
+    }
+  }
+  auto scenario = load_scenario_from(*vm);
+  if (!scenario) return 2;
+
+  net::NodeOptions options;
+  options.role = (*vm)["role"].as<std::string>();
+  if (options.role != "scheduler" && options.role != "server" && options.role != "worker") {
+    std::cerr << "pstwin node: --role must be scheduler, server or worker, not '" << options.role << "'\n";
+    return 2;
+  }
+  options.scheduler_endpoint = (*vm)["scheduler"].as<std::string>();
+  if (options.scheduler_endpoint.rfind("tcp://", 0) != 0 ||
+      options.scheduler_endpoint.rfind(':') < 6) {
+    std::cerr << "pstwin node: --scheduler must look like tcp://HOST:PORT, not '"
+              << options.scheduler_endpoint << "'\n";
+    return 2;
+  }
+  const ConsistencyVariant* variant = &scenario->consistency.front();
+  if (vm->count("variant")) {
+    const auto name = (*vm)["variant"].as<std::string>();
+    variant = nullptr;
+    for (const auto& v : scenario->consistency)
+      if (v.name == name) variant = &v;
+    if (!variant) {
+      std::cerr << "pstwin node: the scenario has no variant '" << name << "'\n";
+      return 2;
+    }
+  } else if (scenario->consistency.size() > 1) {
+    std::cerr << "pstwin node: the scenario has " << scenario->consistency.size()
+              << " consistency variants; choose one with --variant\n";
+    return 2;
+  }
+  const bool insecure = vm->count("insecure") && (*vm)["insecure"].as<std::string>() != "0";
+  try {
+    if (vm->count("key-file")) {
+      options.zmq.keys = net::read_key_file((*vm)["key-file"].as<std::string>());
+    } else if (!insecure) {
+      std::cerr << "pstwin node: needs the job's key file (--key-file, PSTWIN_KEY_FILE), or "
+                   "--insecure on a trusted network\n";
+      return 2;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin node: " << e.what() << "\n";
+    return 2;
+  }
+  const bool local = is_loopback(options.scheduler_endpoint);
+  options.bind_host = vm->count("bind") ? (*vm)["bind"].as<std::string>() : (local ? "127.0.0.1" : "0.0.0.0");
+  options.advertise_host = vm->count("advertise") ? (*vm)["advertise"].as<std::string>()
+                                                  : (local ? "127.0.0.1" : this_host_name());
+  options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
+                                     : (scenario->output.dir.empty() ? "runs/" + scenario->name
+                                                                     : scenario->output.dir) +
+                                           "/" + variant->name;
+  options.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
+  options.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
+  if (options.connect_timeout_s <= 0 || options.stall_timeout_s <= 0) {
+    std::cerr << "pstwin node: timeouts must be positive\n";
+    return 2;
+  }
+  auto prepared = prepare_training_or_report(*scenario);
+  if (!prepared) return 2;
+  if (options.role == "scheduler") {
+    std::error_code ec;
+    std::filesystem::create_directories(options.out_dir, ec);
+    if (ec) {
+      std::cerr << "pstwin node: cannot create " << options.out_dir << ": " << ec.message() << "\n";
+      return 2;
+    }
+  }
+  try {
+    if (options.role == "scheduler" && vm->count("endpoint-file")) {
+      // The scheduler binds inside run_zmq_node; publish its endpoint as soon as it is known.
+      options.on_listening = [path = (*vm)["endpoint-file"].as<std::string>()](const std::string& ep) {
+        const std::string tmp = path + ".tmp";
+        std::ofstream(tmp) << ep << "\n";
+        std::filesystem::rename(tmp, path);
+      };
+    }
+    net::run_zmq_node(*scenario, *variant, *prepared, options);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace pstwin::cli

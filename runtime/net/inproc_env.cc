@@ -1,0 +1,68 @@
+#include "runtime/net/inproc_env.h"
+
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "runtime/codec.h"
+
+namespace pstwin::net {
+
+namespace {
+constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node's role
+}
+
+InprocNetwork::InprocNetwork(std::uint32_t nodes) : queues_(nodes) {}
+
+void InprocNetwork::deliver(NodeId to, std::vector<std::uint8_t> frame) {
+  if (to >= queues_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
+  bytes_sent_ += frame.size();
+  ++messages_sent_;
+  Queue& q = queues_[to];
+  {
+    std::lock_guard lock(q.mutex);
+    q.frames.push_back(std::move(frame));
+  }
+  q.ready.notify_one();
+}
+
+std::optional<std::vector<std::uint8_t>> InprocNetwork::take(NodeId self, double timeout_s) {
+  Queue& q = queues_.at(self);
+  std::unique_lock lock(q.mutex);
+  if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
+                        [&] { return !q.frames.empty(); }))
+    return std::nullopt;
+  auto frame = std::move(q.frames.front());
+  q.frames.pop_front();
+  return frame;
+}
+
+InprocEnv::InprocEnv(InprocNetwork& network, NodeId self, std::uint64_t seed, MetricsSink& metrics,
+                     std::chrono::steady_clock::time_point start)
+    : network_(network),
+      self_(self),
+      rng_(Rng::derive_seed(seed, self, kRoleStream)),
+      metrics_(metrics),
+      start_(start) {}
+
+void InprocEnv::send(NodeId to, Message msg) {
+  msg.header.sender = self_;
+  msg.header.receiver = to;
+  network_.deliver(to, encode(msg));
+}
+
+std::optional<Message> InprocEnv::recv(double timeout_s) {
+  auto frame = network_.take(self_, timeout_s);
+  if (!frame) return std::nullopt;
+  return decode(frame->data(), frame->size());
+}
+
+double InprocEnv::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void InprocEnv::sleep(double seconds) {
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+}
+
+}  // namespace pstwin::net

@@ -1,0 +1,67 @@
+// InprocEnv: the Env of a node running as a thread beside the other nodes of its job, for fast
+// tests and single-machine jobs (DESIGN.md, "The real environments").
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <vector>
+
+#include "runtime/env.h"
+
+namespace pstwin::net {
+
+/// The queues between the nodes of one in-process job. Messages travel encoded with the wire
+/// codec (codec.h) and are decoded on receipt, exactly as on a real network. Thread-safe.
+class InprocNetwork {
+ public:
+  explicit InprocNetwork(std::uint32_t nodes);
+
+  /// Queues `frame` for node `to`. Throws std::invalid_argument for an unknown node.
+  void deliver(NodeId to, std::vector<std::uint8_t> frame);
+  /// The next frame for `self`, waiting at most timeout_s; empty optional on timeout.
+  std::optional<std::vector<std::uint8_t>> take(NodeId self, double timeout_s);
+
+  std::uint32_t nodes() const { return static_cast<std::uint32_t>(queues_.size()); }
+  std::uint64_t bytes_sent() const { return bytes_sent_.load(); }
+  std::uint64_t messages_sent() const { return messages_sent_.load(); }
+
+ private:
+  struct Queue {
+    std::mutex mutex;
+    std::condition_variable ready;
+    std::deque<std::vector<std::uint8_t>> frames;
+  };
+  std::vector<Queue> queues_;
+  std::atomic<std::uint64_t> bytes_sent_{0};
+  std::atomic<std::uint64_t> messages_sent_{0};
+};
+
+/// A node of an in-process job. Time is a steady clock from `start`; account() does nothing (the
+/// work already took its time); rng() is seeded as in every environment.
+class InprocEnv : public Env {
+ public:
+  InprocEnv(InprocNetwork& network, NodeId self, std::uint64_t seed, MetricsSink& metrics,
+            std::chrono::steady_clock::time_point start);
+
+  NodeId self() const override { return self_; }
+  void send(NodeId to, Message msg) override;
+  std::optional<Message> recv(double timeout_s) override;
+  double now() const override;
+  void sleep(double seconds) override;
+  void account(const Cost&) override {}
+  Rng& rng() override { return rng_; }
+  MetricsSink& metrics() override { return metrics_; }
+
+ private:
+  InprocNetwork& network_;
+  NodeId self_;
+  Rng rng_;
+  MetricsSink& metrics_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+}  // namespace pstwin::net

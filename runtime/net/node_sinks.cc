@@ -1,0 +1,35 @@
+#include "runtime/net/node_sinks.h"
+
+#include <iostream>
+
+namespace pstwin::net {
+
+void LockedSink::staleness(std::int64_t s, std::uint64_t count) {
+  std::lock_guard lock(mutex_);
+  inner_.staleness(s, count);
+}
+void LockedSink::updates_applied(std::uint64_t n) {
+  std::lock_guard lock(mutex_);
+  inner_.updates_applied(n);
+}
+void LockedSink::eval(EvalRow row) {
+  std::lock_guard lock(mutex_);
+  inner_.eval(row);
+}
+void LockedSink::event(double time_s, const std::string& type, nlohmann::json fields) {
+  std::lock_guard lock(mutex_);
+  inner_.event(time_s, type, std::move(fields));
+}
+void LockedSink::finish(const std::string& sha, bool diverged, const std::string& reason) {
+  std::lock_guard lock(mutex_);
+  inner_.finish(sha, diverged, reason);
+}
+
+void StderrEventSink::event(double time_s, const std::string& type, nlohmann::json fields) {
+  fields["time_s"] = time_s;
+  fields["type"] = type;
+  fields["node"] = node_;
+  std::cerr << "pstwin event: " << fields.dump() << "\n";
+}
+
+}  // namespace pstwin::net

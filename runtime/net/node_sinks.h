@@ -1,0 +1,42 @@
+// MetricsSinks for real runs, where nodes do not share the scheduler's recorder.
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "runtime/metrics.h"
+
+namespace pstwin::net {
+
+/// Forwards to another sink under a mutex: the nodes of an in-process job share the scheduler's
+/// recorder this way.
+class LockedSink : public MetricsSink {
+ public:
+  LockedSink(MetricsSink& inner, std::mutex& mutex) : inner_(inner), mutex_(mutex) {}
+  void staleness(std::int64_t s, std::uint64_t count) override;
+  void updates_applied(std::uint64_t n) override;
+  void eval(EvalRow row) override;
+  void event(double time_s, const std::string& type, nlohmann::json fields) override;
+  void finish(const std::string& sha, bool diverged, const std::string& reason) override;
+
+ private:
+  MetricsSink& inner_;
+  std::mutex& mutex_;
+};
+
+/// For a server or worker process: its events go to stderr as JSON lines tagged with the node;
+/// staleness and updates reach the scheduler inside snapshots, so they are ignored here.
+class StderrEventSink : public MetricsSink {
+ public:
+  explicit StderrEventSink(std::string node) : node_(std::move(node)) {}
+  void staleness(std::int64_t, std::uint64_t) override {}
+  void updates_applied(std::uint64_t) override {}
+  void eval(EvalRow) override {}
+  void event(double time_s, const std::string& type, nlohmann::json fields) override;
+  void finish(const std::string&, bool, const std::string&) override {}
+
+ private:
+  std::string node_;
+};
+
+}  // namespace pstwin::net

@@ -1,0 +1,142 @@
+#include "runtime/net/real_job.h"
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "kernels/backend.h"
+#include "runtime/net/inproc_env.h"
+#include "runtime/net/node_sinks.h"
+#include "runtime/output/run_recorder.h"
+#include "runtime/output/summary.h"
+#include "runtime/roles/scheduler.h"
+#include "runtime/roles/server.h"
+#include "runtime/roles/worker.h"
+
+namespace pstwin::net {
+
+namespace {
+
+// Runs the role of `node` on `env` until it returns.
+void run_role(Env& env, const JobSpec& spec, NodeId node) {
+  auto kernels = make_cpu_backend();
+  if (node == JobLayout::scheduler()) {
+    Scheduler(env, spec, *kernels).run();
+  } else if (spec.layout.is_server(node)) {
+    Server(env, spec, spec.layout.server_index(node), *kernels).run();
+  } else {
+    Worker(env, spec, spec.layout.worker_index(node), *kernels).run();
+  }
+}
+
+std::string node_name(const JobLayout& layout, NodeId node) {
+  if (node == JobLayout::scheduler()) return "scheduler";
+  if (layout.is_server(node)) return "server " + std::to_string(layout.server_index(node));
+  return "worker " + std::to_string(layout.worker_index(node));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+}  // namespace
+
+nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
+                              const PreparedTraining& prepared, const std::string& dir,
+                              double stall_timeout_s) {
+  JobSpec spec = make_job_spec(scenario, variant, prepared);
+  spec.stall_timeout_s = stall_timeout_s;
+  RunRecorder recorder(dir, scenario.training.target_metric);
+  std::mutex recorder_mutex;
+  InprocNetwork network(spec.layout.nodes());
+  const auto start = std::chrono::steady_clock::now();
+
+  std::vector<std::string> errors(spec.layout.nodes());
+  std::vector<std::thread> threads;
+  for (NodeId n = 0; n < spec.layout.nodes(); ++n) {
+    threads.emplace_back([&, n] {
+      LockedSink sink(recorder, recorder_mutex);
+      InprocEnv env(network, n, scenario.seed, sink, start);
+      try {
+        run_role(env, spec, n);
+      } catch (const std::exception& e) {
+        errors[n] = node_name(spec.layout, n) + ": " + e.what();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+
+  RunFacts facts;
+  facts.environment = "inproc";
+  facts.time_s = facts.wall_time_s = seconds_since(start);
+  facts.bytes_sent = network.bytes_sent();
+  facts.messages_sent = network.messages_sent();
+  facts.roles_finished = true;
+  for (const auto& e : errors) {
+    if (e.empty()) continue;
+    facts.roles_finished = false;
+    facts.failure += (facts.failure.empty() ? "" : "; ") + e;
+  }
+  recorder.flush();
+  const auto summary = make_summary(scenario, variant, recorder, facts);
+  write_summary(dir, summary);
+  if (!summary["completed"].get<bool>())
+    throw std::runtime_error("variant " + variant.name + " failed: " + facts.failure);
+  return summary;
+}
+
+nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,
+                            const PreparedTraining& prepared, const NodeOptions& options) {
+  JobSpec spec = make_job_spec(scenario, variant, prepared);
+  spec.stall_timeout_s = options.stall_timeout_s;
+  const auto start = std::chrono::steady_clock::now();
+  ZmqOptions zmq = options.zmq;
+
+  if (options.role == "scheduler") {
+    RunRecorder recorder(options.out_dir, scenario.training.target_metric);
+    zmq.bind_endpoint = options.scheduler_endpoint;
+    ZmqEnv env(zmq, scenario.seed, recorder);
+    if (options.on_listening) options.on_listening(env.endpoint());
+    env.host_registration(spec.layout.servers, spec.layout.workers, options.connect_timeout_s);
+    std::ofstream(options.out_dir + "/address_book.json")
+        << nlohmann::json(env.address_book()).dump(2) << "\n";
+    RunFacts facts;
+    facts.environment = "zmq";
+    try {
+      run_role(env, spec, 0);
+      facts.roles_finished = true;
+    } catch (const std::exception& e) {
+      facts.failure = std::string("scheduler: ") + e.what();
+    }
+    facts.time_s = env.now();
+    facts.wall_time_s = seconds_since(start);
+    // Only the scheduler's own traffic is known here; nodes report theirs on stderr.
+    facts.bytes_sent = env.bytes_sent();
+    facts.messages_sent = env.messages_sent();
+    recorder.flush();
+    auto summary = make_summary(scenario, variant, recorder, facts);
+    summary["bytes_sent_scope"] = "scheduler";
+    summary["rejected_messages"] = env.rejected();
+    write_summary(options.out_dir, summary);
+    if (!facts.roles_finished) throw std::runtime_error(facts.failure);
+    return summary;
+  }
+  if (options.role != "server" && options.role != "worker")
+    throw std::invalid_argument("unknown role '" + options.role +
+                                "' (expected scheduler, server or worker)");
+  zmq.bind_endpoint = "tcp://" + options.bind_host + ":*";
+  StderrEventSink sink(options.role);
+  ZmqEnv env(zmq, scenario.seed, sink);
+  env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
+           options.connect_timeout_s);
+  run_role(env, spec, env.self());
+  if (env.rejected() > 0)
+    std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
+              << " invalid messages during the job\n";
+  return nullptr;
+}
+
+}  // namespace pstwin::net

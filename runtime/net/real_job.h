@@ -1,0 +1,45 @@
+// Running a job on real resources: every node as a thread of this process (inproc), or one node
+// of a ZeroMQ job in this process. Both write the same outputs as the simulation.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/job_setup.h"
+#include "runtime/net/zmq_env.h"
+#include "runtime/scenario/scenario.h"
+
+namespace pstwin::net {
+
+/// Runs `variant` with every node as a thread, messages through InprocNetwork, and writes
+/// DIR/{metrics.csv,events.jsonl,summary.json} (time_s is wall-clock seconds). Returns the
+/// summary. Throws std::runtime_error naming the node when a role fails (the others are stopped
+/// by their stall timeout of stall_timeout_s).
+nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
+                              const PreparedTraining& prepared, const std::string& dir,
+                              double stall_timeout_s = 300.0);
+
+/// How one process takes part in a ZeroMQ job.
+struct NodeOptions {
+  std::string role;                ///< "scheduler", "server" or "worker"
+  std::string scheduler_endpoint;  ///< "tcp://HOST:PORT": where the scheduler listens
+  std::string bind_host;           ///< interface this node listens on (not the scheduler)
+  std::string advertise_host;      ///< host name or address other nodes dial this node at
+  std::string out_dir;             ///< scheduler: where the outputs go
+  ZmqOptions zmq;                  ///< keys, limits (bind_endpoint is set from the fields above)
+  double connect_timeout_s = 30.0;  ///< rendezvous must finish within this
+  double stall_timeout_s = 300.0;   ///< a role waiting this long for anything fails
+  /// Scheduler: called with the resolved endpoint once it listens (before registration).
+  std::function<void(const std::string&)> on_listening;
+};
+
+/// Runs one node of `variant` over ZeroMQ in this process until the job ends. The scheduler
+/// writes the outputs into out_dir (plus address_book.json) and returns the summary; other roles
+/// return null. Throws std::runtime_error with a clear message on rendezvous timeouts, a busy
+/// address or a failed role.
+nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,
+                            const PreparedTraining& prepared, const NodeOptions& options);
+
+}  // namespace pstwin::net

@@ -1,0 +1,288 @@
+#include "runtime/net/zmq_env.h"
+
+#include <iostream>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/errors.h"
+
+namespace pstwin::net {
+
+namespace {
+constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node's role
+
+int to_ms(double seconds) { return static_cast<int>(seconds * 1000.0); }
+
+std::string node_identity(NodeId id) { return "n" + std::to_string(id); }
+
+/// The node id in a data identity "n<id>", or nullopt for anything else.
+std::optional<NodeId> parse_node_identity(const std::string& identity) {
+  if (identity.size() < 2 || identity.size() > 11 || identity[0] != 'n') return std::nullopt;
+  std::uint64_t id = 0;
+  for (std::size_t i = 1; i < identity.size(); ++i) {
+    if (identity[i] < '0' || identity[i] > '9') return std::nullopt;
+    id = id * 10 + static_cast<std::uint64_t>(identity[i] - '0');
+  }
+  if (id > 0xffffffffULL) return std::nullopt;
+  return static_cast<NodeId>(id);
+}
+
+/// Printable form of an identity that may hold arbitrary bytes.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s.substr(0, 32)) out += (c >= 32 && c < 127) ? static_cast<char>(c) : '?';
+  return out;
+}
+}  // namespace
+
+ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metrics)
+    : options_(options),
+      seed_(seed),
+      metrics_(metrics),
+      rng_(std::make_unique<Rng>(Rng::derive_seed(seed, 0, kRoleStream))),
+      start_(std::chrono::steady_clock::now()) {
+  if (options_.keys) authenticator_ = std::make_unique<ZapAuthenticator>(context_, options_.keys->public_z85);
+  router_ = zmq::socket_t(context_, zmq::socket_type::router);
+  router_.set(zmq::sockopt::linger, 0);
+  router_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
+  router_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(options_.max_message_bytes));
+  if (options_.keys) {
+    router_.set(zmq::sockopt::curve_server, true);
+    router_.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
+    router_.set(zmq::sockopt::zap_domain, "pstwin");
+  }
+  try {
+    router_.bind(options_.bind_endpoint);
+  } catch (const zmq::error_t& e) {
+    if (e.num() == EADDRINUSE)
+      throw std::runtime_error("cannot listen at " + options_.bind_endpoint +
+                               ": address already in use (another job or node is there)");
+    throw std::runtime_error("cannot listen at " + options_.bind_endpoint + ": " + e.what());
+  }
+  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+}
+
+ZmqEnv::~ZmqEnv() = default;
+
+std::string ZmqEnv::advertised(const std::string& host) const {
+  // endpoint_ is "tcp://ADDRESS:PORT"; keep the port.
+  const auto colon = endpoint_.rfind(':');
+  return "tcp://" + host + endpoint_.substr(colon);
+}
+
+void ZmqEnv::secure_client(zmq::socket_t& s) const {
+  if (!options_.keys) return;
+  // Every node holds the job's one key pair: it proves membership to the server's ZAP check.
+  s.set(zmq::sockopt::curve_serverkey, options_.keys->public_z85);
+  s.set(zmq::sockopt::curve_publickey, options_.keys->public_z85);
+  s.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
+}
+
+void ZmqEnv::became(NodeId id, std::vector<std::string> book) {
+  self_ = id;
+  book_ = std::move(book);
+  rng_ = std::make_unique<Rng>(Rng::derive_seed(seed_, id, kRoleStream));
+}
+
+void ZmqEnv::reject(const std::string& from, const std::string& why) {
+  ++rejected_;
+  std::cerr << "pstwin[node " << self_ << "]: dropped a message from " << from << ": " << why
+            << "\n";
+}
+
+std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::max(left, std::chrono::milliseconds(0)));
+    if (!(item.revents & ZMQ_POLLIN)) return std::nullopt;
+    std::vector<zmq::message_t> frames;
+    do {
+      zmq::message_t frame;
+      if (!router_.recv(frame, zmq::recv_flags::dontwait)) break;
+      frames.push_back(std::move(frame));
+    } while (frames.back().more());
+    if (frames.size() == 2) return std::make_pair(frames[0].to_string(), std::move(frames[1]));
+    reject(frames.empty() ? "?" : printable(frames[0].to_string()),
+           "expected one frame per message, got " + std::to_string(frames.size() - 1));
+  }
+}
+
+void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s) {
+  self_ = 0;
+  const std::uint32_t nodes = 1 + servers + workers;
+  std::vector<std::string> book(nodes);
+  std::vector<std::string> identity_of(nodes);
+  book[0] = endpoint_;
+  std::uint32_t next_server = 1, next_worker = 1 + servers;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  while (next_server <= servers || next_worker < nodes) {
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    auto raw = left > 0 ? receive_raw(left) : std::nullopt;
+    if (!raw)
+      throw std::runtime_error(
+          "only " + std::to_string(next_server - 1) + " of " + std::to_string(servers) +
+          " servers and " + std::to_string(next_worker - 1 - servers) + " of " +
+          std::to_string(workers) + " workers registered within " + std::to_string(timeout_s) +
+          " s");
+    const std::string& who = raw->first;
+    Message m;
+    try {
+      m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
+                 options_.max_message_bytes);
+    } catch (const ProtocolError& e) {
+      reject(printable(who), e.what());
+      continue;
+    }
+    if (m.header.type != MsgType::kRegister || who.empty() || who[0] != 'r') {
+      reject(printable(who), "expected a registration, got " + std::string(msg_type_name(m.header.type)));
+      continue;
+    }
+    std::string role, address;
+    try {
+      const auto j = nlohmann::json::parse(m.data);
+      role = j.at("role").get<std::string>();
+      address = j.at("address").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+      reject(printable(who), std::string("bad registration: ") + e.what());
+      continue;
+    }
+    NodeId id;
+    if (role == "server" && next_server <= servers) id = next_server++;
+    else if (role == "worker" && next_worker < nodes) id = next_worker++;
+    else {
+      reject(printable(who), "registration as '" + role + "' refused: not expected or already full");
+      continue;
+    }
+    book[id] = address;
+    identity_of[id] = who;
+  }
+  became(0, book);
+  for (NodeId id = 1; id < nodes; ++id) {
+    Message reply;
+    reply.header.type = MsgType::kAddressBook;
+    reply.header.receiver = id;
+    reply.data = nlohmann::json{{"id", id}, {"nodes", book}}.dump();
+    const auto bytes = encode(reply);
+    router_.send(zmq::buffer(identity_of[id]), zmq::send_flags::sndmore);
+    router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+  }
+}
+
+void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
+                  const std::string& my_address, double timeout_s) {
+  zmq::socket_t dealer(context_, zmq::socket_type::dealer);
+  std::random_device entropy;
+  dealer.set(zmq::sockopt::routing_id, "r" + std::to_string(entropy()) + std::to_string(entropy()));
+  dealer.set(zmq::sockopt::linger, 0);
+  secure_client(dealer);
+  dealer.connect(scheduler_endpoint);
+  Message reg;
+  reg.header.type = MsgType::kRegister;
+  reg.data = nlohmann::json{{"role", role}, {"address", my_address}}.dump();
+  const auto bytes = encode(reg);
+  dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, std::chrono::milliseconds(to_ms(timeout_s)));
+  zmq::message_t frame;
+  if (!(item.revents & ZMQ_POLLIN) || !dealer.recv(frame, zmq::recv_flags::dontwait))
+    throw std::runtime_error("cannot reach the scheduler at " + scheduler_endpoint + " within " +
+                             std::to_string(timeout_s) +
+                             " s (is it running, and does this node have the job's key?)");
+  Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size(),
+                         options_.max_message_bytes);
+  if (reply.header.type != MsgType::kAddressBook)
+    throw ProtocolError("scheduler answered registration with " +
+                        std::string(msg_type_name(reply.header.type)));
+  NodeId id;
+  std::vector<std::string> book;
+  try {
+    const auto j = nlohmann::json::parse(reply.data);
+    id = j.at("id").get<NodeId>();
+    book = j.at("nodes").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
+  }
+  if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
+  book[0] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
+  became(id, std::move(book));
+}
+
+zmq::socket_t& ZmqEnv::peer(NodeId to) {
+  auto it = peers_.find(to);
+  if (it != peers_.end()) return it->second;
+  if (to >= book_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
+  zmq::socket_t s(context_, zmq::socket_type::dealer);
+  s.set(zmq::sockopt::routing_id, node_identity(self_));
+  s.set(zmq::sockopt::sndhwm, options_.high_water_mark);
+  s.set(zmq::sockopt::sndtimeo, to_ms(options_.send_timeout_s));
+  s.set(zmq::sockopt::linger, to_ms(options_.linger_s));
+  // Queue only on a finished connection, so a peer that never answers makes send time out.
+  s.set(zmq::sockopt::immediate, true);
+  secure_client(s);
+  s.connect(book_[to]);
+  return peers_.emplace(to, std::move(s)).first->second;
+}
+
+void ZmqEnv::send(NodeId to, Message msg) {
+  msg.header.sender = self_;
+  msg.header.receiver = to;
+  const auto bytes = encode(msg);
+  if (!peer(to).send(zmq::buffer(bytes), zmq::send_flags::none))
+    throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
+                             std::to_string(to) + " at " + book_[to] + " timed out after " +
+                             std::to_string(options_.send_timeout_s) + " s");
+  bytes_sent_ += bytes.size();
+  ++messages_sent_;
+}
+
+std::optional<Message> ZmqEnv::recv(double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  for (;;) {
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return std::nullopt;
+    auto raw = receive_raw(left);
+    if (!raw) return std::nullopt;
+    const auto sender = parse_node_identity(raw->first);
+    if (!sender || *sender >= book_.size() || *sender == self_) {
+      reject(printable(raw->first), "not a node of this job");
+      continue;
+    }
+    Message m;
+    try {
+      m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
+                 options_.max_message_bytes);
+    } catch (const ProtocolError& e) {
+      reject("node " + std::to_string(*sender), e.what());
+      continue;
+    }
+    if (m.header.sender != *sender) {
+      reject("node " + std::to_string(*sender),
+             "it claims to be node " + std::to_string(m.header.sender));
+      continue;
+    }
+    if (m.header.type == MsgType::kRegister || m.header.type == MsgType::kAddressBook) {
+      reject("node " + std::to_string(*sender), "rendezvous message after the job started");
+      continue;
+    }
+    return m;
+  }
+}
+
+double ZmqEnv::now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+void ZmqEnv::sleep(double seconds) {
+  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(seconds * 1e6)));
+}
+
+}  // namespace pstwin::net

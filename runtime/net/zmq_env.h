@@ -1,0 +1,104 @@
+// ZmqEnv: the Env of a node on a real network, over ZeroMQ and TCP (DESIGN.md, "The real
+// environments"): a ROUTER socket receives, one DEALER socket per peer sends.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <zmq.hpp>
+
+#include "runtime/codec.h"
+#include "runtime/env.h"
+#include "runtime/net/curve_keys.h"
+#include "runtime/net/zap_authenticator.h"
+
+namespace pstwin::net {
+
+/// Transport settings of one node.
+struct ZmqOptions {
+  std::string bind_endpoint = "tcp://127.0.0.1:*";  ///< where this node receives ("*" port: any)
+  std::optional<CurveKeys> keys;      ///< the job's credentials; nullopt only with --insecure
+  std::size_t max_message_bytes = kDefaultMaxMessageBytes;  ///< larger messages are refused
+  int high_water_mark = 1000;         ///< messages queued per socket before send blocks
+  double send_timeout_s = 60.0;       ///< a send blocked this long (peer gone) is an error
+  double linger_s = 5.0;              ///< at close, how long unsent messages may still go out
+};
+
+/// A node's Env on a real network. Its life: construct (binds the ROUTER; "address in use" is a
+/// std::runtime_error saying so), then either host_registration (the scheduler) or
+/// join(scheduler) (every other node), then the role runs on it.
+///
+/// Wire safety: every received frame is decoded with the codec's checks; a frame that fails them,
+/// comes from an identity that is not a node of this job, claims another sender than its
+/// connection, or exceeds max_message_bytes is dropped with a line on stderr and counted; the
+/// node carries on. Not thread-safe: one thread uses it (ZeroMQ sockets are single-threaded).
+class ZmqEnv : public Env {
+ public:
+  /// `seed` seeds rng() once the node id is known; `metrics` receives this node's measurements.
+  ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metrics);
+  ~ZmqEnv() override;
+
+  /// The endpoint the ROUTER is bound to, with the port resolved ("tcp://127.0.0.1:41234").
+  const std::string& endpoint() const { return endpoint_; }
+  /// Same, with the host replaced by `host`, as others should dial it.
+  std::string advertised(const std::string& host) const;
+
+  /// Scheduler side of the rendezvous: waits for `servers` + `workers` kRegister messages
+  /// (data: {"role", "address"}), gives servers ids 1..S and workers S+1..S+W in arrival order,
+  /// and answers each with kAddressBook. Becomes node 0. Throws std::runtime_error naming how
+  /// many registered when the others do not within timeout_s.
+  void host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s);
+
+  /// Node side: registers as `role` ("server" or "worker") with the scheduler at
+  /// `scheduler_endpoint`, advertising `my_address`, and waits for the address book. Throws
+  /// std::runtime_error ("cannot reach the scheduler at ... within N s") on timeout.
+  void join(const std::string& scheduler_endpoint, const std::string& role,
+            const std::string& my_address, double timeout_s);
+
+  /// Every node's address, by id (valid after the rendezvous).
+  const std::vector<std::string>& address_book() const { return book_; }
+  /// Frames dropped by the wire-safety checks so far.
+  std::uint64_t rejected() const { return rejected_; }
+  std::uint64_t bytes_sent() const { return bytes_sent_; }
+  std::uint64_t messages_sent() const { return messages_sent_; }
+
+  NodeId self() const override { return self_; }
+  void send(NodeId to, Message msg) override;
+  std::optional<Message> recv(double timeout_s) override;
+  double now() const override;
+  void sleep(double seconds) override;
+  void account(const Cost&) override {}
+  Rng& rng() override { return *rng_; }
+  MetricsSink& metrics() override { return metrics_; }
+
+ private:
+  /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
+  std::optional<std::pair<std::string, zmq::message_t>> receive_raw(double timeout_s);
+  void reject(const std::string& from, const std::string& why);
+  zmq::socket_t& peer(NodeId to);
+  void secure_client(zmq::socket_t& s) const;
+  void became(NodeId id, std::vector<std::string> book);
+
+  ZmqOptions options_;
+  std::uint64_t seed_;
+  MetricsSink& metrics_;
+  zmq::context_t context_;
+  std::unique_ptr<ZapAuthenticator> authenticator_;
+  zmq::socket_t router_;
+  std::string endpoint_;
+  std::map<NodeId, zmq::socket_t> peers_;
+  NodeId self_ = 0;
+  std::vector<std::string> book_;
+  std::unique_ptr<Rng> rng_;
+  std::chrono::steady_clock::time_point start_;
+  std::uint64_t rejected_ = 0;
+  std::uint64_t bytes_sent_ = 0;
+  std::uint64_t messages_sent_ = 0;
+};
+
+}  // namespace pstwin::net
