@@ -51,10 +51,15 @@ void write_comparison_csv(const std::string& path, const std::vector<nlohmann::j
 }
 
 void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries) {
-  // The table leaves out the hash and bytes (they are in comparison.csv) to fit a terminal.
+  // The table leaves out the hash and bytes (they are in comparison.csv) to fit a terminal. The
+  // metric column is named after the model's metric ("final test rmse") when a summary says it.
+  std::string metric_title = "final test metric";
+  for (const auto& s : summaries)
+    if (s.contains("metric") && s["metric"].is_string())
+      metric_title = "final test " + s["metric"].get<std::string>();
   const std::vector<std::pair<std::string, std::string>> shown = {
       {"variant", "variant"},         {"time_to_target_s", "time to target (s)"},
-      {"final_test_metric", "final test metric"}, {"updates", "updates"},
+      {"final_test_metric", metric_title}, {"updates", "updates"},
       {"staleness_mean", "staleness mean"}, {"staleness_max", "max"},
       {"sim_time_s", "sim time (s)"},   {"wall_time_s", "wall (s)"}};
   std::vector<std::vector<std::string>> cells;

@@ -1,6 +1,7 @@
 // `pstwin node`: one role of a real job, in this process, over ZeroMQ.
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -45,7 +46,7 @@ int node_command(const std::vector<std::string>& args) {
       ("variant", po::value<std::string>(), "which consistency variant (needed when the scenario has several)")
       ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
       ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
-      ("insecure", po::value<std::string>()->implicit_value("1"), "no authentication (trusted networks only)")
+      ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
       ("bind", po::value<std::string>(), "interface address to listen on")
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
@@ -92,7 +93,9 @@ int node_command(const std::vector<std::string>& args) {
               << " consistency variants; choose one with --variant\n";
     return 2;
   }
-  const bool insecure = vm->count("insecure") && (*vm)["insecure"].as<std::string>() != "0";
+  const char* insecure_env = std::getenv("PSTWIN_INSECURE");
+  const bool insecure = (*vm)["insecure"].as<bool>() ||
+                        (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");
   try {
     if (vm->count("key-file")) {
       options.zmq.keys = net::read_key_file((*vm)["key-file"].as<std::string>());

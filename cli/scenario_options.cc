@@ -32,7 +32,10 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
                                         if (var.rfind(env_prefix, 0) != 0) return "";
                                         std::string name = var.substr(env_prefix.size());
                                         for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
-                                        return desc.find_nothrow(name, false) ? name : "";
+                                        // Switches take no value; their variables are read by the command.
+                                        const auto* option = desc.find_nothrow(name, false);
+                                        if (!option || option->semantic()->max_tokens() == 0) return "";
+                                        return name;
                                       }),
                 vm);
     }

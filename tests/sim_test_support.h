@@ -32,8 +32,12 @@ struct CommandResult {
 };
 
 /// Runs `pstwin ARGS` (arguments already shell-quoted by the caller) and captures its output.
-inline CommandResult run_pstwin(const std::string& args) {
-  const std::string cmd = std::string(PSTWIN_BINARY) + " " + args + " 2>&1";
+inline CommandResult run_pstwin_env(const std::string& env_assignments, const std::string& args);
+inline CommandResult run_pstwin(const std::string& args) { return run_pstwin_env("", args); }
+
+/// Runs `ENV_ASSIGNMENTS pstwin ARGS` (e.g. "A=1 B=2") through the shell.
+inline CommandResult run_pstwin_env(const std::string& env_assignments, const std::string& args) {
+  const std::string cmd = env_assignments + " " + std::string(PSTWIN_BINARY) + " " + args + " 2>&1";
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;

@@ -49,7 +49,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
                               double stall_timeout_s) {
   JobSpec spec = make_job_spec(scenario, variant, prepared);
   spec.stall_timeout_s = stall_timeout_s;
-  RunRecorder recorder(dir, scenario.training.target_metric);
+  RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
   std::mutex recorder_mutex;
   InprocNetwork network(spec.layout.nodes());
   const auto start = std::chrono::steady_clock::now();
@@ -96,7 +96,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   ZmqOptions zmq = options.zmq;
 
   if (options.role == "scheduler") {
-    RunRecorder recorder(options.out_dir, scenario.training.target_metric);
+    RunRecorder recorder(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
     zmq.bind_endpoint = options.scheduler_endpoint;
     ZmqEnv env(zmq, scenario.seed, recorder);
     if (options.on_listening) options.on_listening(env.endpoint());

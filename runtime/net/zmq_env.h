@@ -62,6 +62,8 @@ class ZmqEnv : public Env {
 
   /// Every node's address, by id (valid after the rendezvous).
   const std::vector<std::string>& address_book() const { return book_; }
+  /// Connections refused by the CURVE check so far (0 when insecure).
+  std::uint64_t refused_connections() const { return authenticator_ ? authenticator_->refused() : 0; }
   /// Frames dropped by the wire-safety checks so far.
   std::uint64_t rejected() const { return rejected_; }
   std::uint64_t bytes_sent() const { return bytes_sent_; }

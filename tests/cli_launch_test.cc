@@ -1,0 +1,274 @@
+// pstwin launch and pstwin node: the same roles for real, with parity against the simulation.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+
+#include <random>
+#include <thread>
+
+#include <zmq.hpp>
+
+#include "runtime/codec.h"
+#include "runtime/net/curve_keys.h"
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using namespace testing_support;
+
+std::string sha_of(const std::string& out, const std::string& variant) {
+  return read_json(out + "/" + variant + "/summary.json")["params_sha256"].get<std::string>();
+}
+
+nlohmann::json toy_bsp(const std::string& dir, const std::string& model) {
+  auto s = toy_scenario(dir);
+  s["model"]["type"] = model;
+  s["consistency"] = nlohmann::json::parse(R"([{"mode": "bsp"}])");
+  return s;
+}
+
+// Runs simulate, launch --transport inproc and launch over ZeroMQ on `scenario`; all three must
+// end with the same parameters (BSP sums gradients in worker order in every environment).
+void expect_parity(const std::string& dir, const nlohmann::json& scenario) {
+  write_json(dir + "/s.json", scenario);
+  const std::string s = dir + "/s.json";
+  auto r = run_pstwin("simulate " + s + " --quiet --out " + dir + "/sim");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_pstwin("launch " + s + " --transport inproc --out " + dir + "/inproc");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_pstwin("launch " + s + " --out " + dir + "/zmq");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string expected = sha_of(dir + "/sim", "bsp");
+  EXPECT_EQ(expected.size(), 64u);
+  EXPECT_EQ(sha_of(dir + "/inproc", "bsp"), expected);
+  EXPECT_EQ(sha_of(dir + "/zmq", "bsp"), expected);
+  const auto zmq = read_json(dir + "/zmq/bsp/summary.json");
+  EXPECT_EQ(zmq["environment"], "zmq");
+  EXPECT_EQ(zmq["updates"], read_json(dir + "/sim/bsp/summary.json")["updates"]);
+}
+
+TEST(Launch, BspParityLogistic) {
+  const std::string dir = fresh_dir();
+  expect_parity(dir, toy_bsp(dir, "logistic"));
+}
+
+TEST(Launch, BspParitySoftmax) {
+  const std::string dir = fresh_dir();
+  expect_parity(dir, toy_bsp(dir, "softmax"));
+}
+
+TEST(Launch, BspParityOnA9a) {
+  if (!std::filesystem::exists(PSTWIN_SOURCE_DIR "/../shared/data/a9a/a9a"))
+    GTEST_SKIP() << "a9a not found beside the checkout (../shared/data/a9a)";
+  const std::string dir = fresh_dir();
+  expect_parity(dir, read_json(PSTWIN_SOURCE_DIR "/scenarios/parity-bsp.json"));
+  // The shipped parity scenario's data paths are relative to scenarios/; run it in place too.
+  const auto r = run_pstwin("launch " PSTWIN_SOURCE_DIR "/scenarios/parity-bsp.json --out " + dir + "/shipped");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(sha_of(dir + "/shipped", "bsp"), sha_of(dir + "/sim", "bsp"));
+}
+
+TEST(Launch, AspAndSspOverZeroMqCompleteInTheSimulatedAccuracyBand) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_scenario(dir));
+  auto r = run_pstwin("launch " + dir + "/s.json --out " + dir + "/zmq");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_pstwin("simulate " + dir + "/s.json --quiet --out " + dir + "/sim");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* v : {"asp", "ssp2"}) {
+    const auto real = read_json(dir + "/zmq/" + v + "/summary.json");
+    const auto sim = read_json(dir + "/sim/" + v + "/summary.json");
+    EXPECT_TRUE(real["completed"].get<bool>()) << v;
+    EXPECT_EQ(real["updates"], 240) << v;
+    EXPECT_NEAR(real["final_test_metric"].get<double>(), sim["final_test_metric"].get<double>(), 0.03) << v;
+    EXPECT_LE(real["staleness_max"].get<int>(), std::string(v) == "ssp2" ? 2 : 1000) << v;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir + "/zmq/comparison.csv"));
+}
+
+// Runs a longer BSP job over ZeroMQ while `attack(server_endpoints, stop)` runs beside it; the
+// final parameters must equal those of an undisturbed run. Returns launch's output.
+std::string run_under_attack(const std::string& dir, const std::string& launch_flags,
+                             const std::function<void(const std::vector<std::string>&,
+                                                      const std::atomic<bool>&)>& attack) {
+  auto scenario = toy_bsp(dir, "logistic");
+  scenario["training"]["iterations"] = 1500;
+  write_json(dir + "/s.json", scenario);
+  auto clean = run_pstwin("launch " + dir + "/s.json --transport inproc --out " + dir + "/clean");
+  EXPECT_EQ(clean.exit_code, 0) << clean.output;
+  auto job = std::async(std::launch::async, [&] {
+    return run_pstwin("launch " + dir + "/s.json " + launch_flags + " --out " + dir + "/zmq");
+  });
+  std::atomic<bool> stop{false};
+  std::thread attacker([&] {
+    std::vector<std::string> book;
+    for (int i = 0; i < 1000 && book.empty() && !stop; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      try {
+        book = read_json(dir + "/zmq/bsp/address_book.json").get<std::vector<std::string>>();
+      } catch (const std::exception&) {
+      }
+    }
+    if (book.size() >= 3) attack({book[1], book[2]}, stop);
+  });
+  const auto result = job.get();
+  stop = true;
+  attacker.join();
+  EXPECT_EQ(result.exit_code, 0) << result.output;
+  EXPECT_EQ(sha_of(dir + "/zmq", "bsp"), sha_of(dir + "/clean", "bsp"));
+  return result.output;
+}
+
+// A well-formed push from "worker 0" (node 3) that would wreck the model if it were applied.
+std::vector<std::uint8_t> poisoned_push(std::int64_t clock) {
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.header.sender = 3;
+  m.header.clock = clock;
+  m.header.flags = msg_flags::kWholeShard;
+  m.values.assign(11, 1e30f);
+  return encode(m);
+}
+
+TEST(Launch, NodeWithTheWrongKeyCannotPush) {
+  const std::string dir = fresh_dir();
+  net::write_key_file(dir + "/job.key", net::make_job_keys());
+  const auto job_keys = net::read_key_file(dir + "/job.key");
+  const auto output = run_under_attack(
+      dir, "--key-file " + dir + "/job.key",
+      [&](const std::vector<std::string>& servers, const std::atomic<bool>& stop) {
+        zmq::context_t ctx;
+        const auto wrong = net::make_job_keys();
+        std::vector<zmq::socket_t> sockets;
+        for (const auto& ep : servers) {
+          zmq::socket_t s(ctx, zmq::socket_type::dealer);
+          s.set(zmq::sockopt::routing_id, "n3");
+          s.set(zmq::sockopt::linger, 0);
+          s.set(zmq::sockopt::curve_serverkey, job_keys.public_z85);
+          s.set(zmq::sockopt::curve_publickey, wrong.public_z85);
+          s.set(zmq::sockopt::curve_secretkey, wrong.secret_z85);
+          s.connect(ep);
+          sockets.push_back(std::move(s));
+        }
+        for (std::int64_t c = 0; !stop && c < 2000; ++c) {
+          for (auto& s : sockets) s.send(zmq::buffer(poisoned_push(c)), zmq::send_flags::dontwait);
+          std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      });
+  EXPECT_NE(output.find("refused a connection"), std::string::npos) << output;
+}
+
+TEST(Launch, GarbageSentToLiveServersDoesNotDisturbTraining) {
+  const std::string dir = fresh_dir();
+  const auto output = run_under_attack(
+      dir, "--insecure", [](const std::vector<std::string>& servers, const std::atomic<bool>& stop) {
+        zmq::context_t ctx;
+        std::mt19937 rng(99);
+        std::vector<zmq::socket_t> sockets;
+        for (const auto& ep : servers)
+          for (const char* id : {"n999", "stranger", "n"}) {
+            zmq::socket_t s(ctx, zmq::socket_type::dealer);
+            s.set(zmq::sockopt::routing_id, id);
+            s.set(zmq::sockopt::linger, 0);
+            s.connect(ep);
+            sockets.push_back(std::move(s));
+          }
+        for (int i = 0; !stop && i < 5000; ++i) {
+          std::vector<std::uint8_t> frame = poisoned_push(i);
+          if (i % 2) {
+            frame.resize(rng() % 200);
+            for (auto& b : frame) b = static_cast<std::uint8_t>(rng());
+          }
+          sockets[rng() % sockets.size()].send(zmq::buffer(frame), zmq::send_flags::dontwait);
+          if (i % 10 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        }
+      });
+  EXPECT_NE(output.find("dropped a message"), std::string::npos) << output.substr(0, 2000);
+}
+
+TEST(Launch, NodeThatCannotReachTheSchedulerExitsWithinItsTimeout) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  const auto t0 = std::chrono::steady_clock::now();
+  // Port 9 (discard) on loopback: nothing of ours listens there.
+  const auto r = run_pstwin("node --role worker --scheduler tcp://127.0.0.1:9 --insecure "
+                            "--connect-timeout 1 " + dir + "/s.json");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find("cannot reach the scheduler at tcp://127.0.0.1:9"), std::string::npos) << r.output;
+  EXPECT_LT(took, 10.0);
+}
+
+TEST(Launch, AddressInUseIsAClearError) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  // A first scheduler holds the port while it waits for registrations.
+  auto first = std::async(std::launch::async, [&] {
+    return run_pstwin("node --role scheduler --scheduler tcp://127.0.0.1:* --insecure --connect-timeout 5 "
+                      "--endpoint-file " + dir + "/ep --out " + dir + "/a " + dir + "/s.json");
+  });
+  std::string endpoint;
+  for (int i = 0; i < 250 && endpoint.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream(dir + "/ep") >> endpoint;
+  }
+  ASSERT_FALSE(endpoint.empty());
+  const auto r = run_pstwin("node --role scheduler --scheduler " + endpoint + " --insecure --out " +
+                            dir + "/b " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("address already in use"), std::string::npos) << r.output;
+  const auto f = first.get();  // times out waiting for registrations
+  EXPECT_NE(f.exit_code, 0);
+  EXPECT_NE(f.output.find("registered within"), std::string::npos) << f.output;
+}
+
+TEST(Launch, NodeNeedsAKeyOrInsecure) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  const auto r = run_pstwin("node --role worker --scheduler tcp://127.0.0.1:9 " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--insecure"), std::string::npos) << r.output;
+}
+
+TEST(Launch, NodeSettingsComeFromTheEnvironment) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  const auto r = run_pstwin_env("PSTWIN_ROLE=worker PSTWIN_SCHEDULER=tcp://127.0.0.1:9 PSTWIN_INSECURE=1 "
+                                "PSTWIN_CONNECT_TIMEOUT=0.5",
+                                "node " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("cannot reach the scheduler at tcp://127.0.0.1:9 within 0.5"), std::string::npos)
+      << r.output;
+}
+
+TEST(Launch, HostfileStartsEveryRoleThroughTheSshCommand) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  std::ofstream(dir + "/hosts") << "# two machines\nnodeA slots=2\nnodeB\n";
+  const auto r = run_pstwin_env("FAKE_SSH_LOG=" + dir + "/ssh.log",
+                                "launch " + dir + "/s.json --hostfile " + dir + "/hosts --ssh-command " +
+                                    PSTWIN_SOURCE_DIR "/tests/fake_ssh.sh --scheduler-host 127.0.0.1 --out " +
+                                    dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // 2 servers + 4 workers over A, A, B, A, A, B (the children log in whatever order they start).
+  std::string log = read_file(dir + "/ssh.log");
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 6) << log;
+  std::size_t a = 0;
+  for (std::size_t at = log.find("nodeA"); at != std::string::npos; at = log.find("nodeA", at + 1)) ++a;
+  EXPECT_EQ(a, 4u) << log;
+  EXPECT_EQ(sha_of(dir + "/out", "bsp").size(), 64u);
+}
+
+TEST(Launch, BadHostfileIsAClearError) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  std::ofstream(dir + "/hosts") << "nodeA slots=two\n";
+  const auto r = run_pstwin("launch " + dir + "/s.json --hostfile " + dir + "/hosts");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("hosts:1: slots must be a positive integer"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace pstwin
