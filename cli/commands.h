@@ -16,6 +16,9 @@ int node_command(const std::vector<std::string>& args);
 /// `pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE] [...]`
 int launch_command(const std::vector<std::string>& args);
 
+/// `pstwin keygen FILE`: writes a new job key pair.
+int keygen_command(const std::vector<std::string>& args);
+
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 

@@ -16,6 +16,8 @@ void usage(std::ostream& out) {
          "           processes on the machines of a hostfile (over ssh)\n"
          "  node --role R --scheduler tcp://HOST:PORT SCENARIO.json\n"
          "           one node of a real job (for cluster launchers)\n"
+         "  keygen FILE\n"
+         "           write a new job key pair for nodes started by hand\n"
          "  validate SCENARIO.json [--set /ptr=value ...]\n"
          "           check a scenario without running it\n\n"
          "Run 'pstwin <command> --help' for a command's options.\n";
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
   if (command == "validate") return pstwin::cli::validate_command(args);
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
+  if (command == "keygen") return pstwin::cli::keygen_command(args);
   if (command == "--help" || command == "-h" || command == "help") {
     usage(std::cout);
     return 0;

@@ -84,5 +84,20 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
   EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
 }
 
+TEST(Cli, KeygenWritesAPrivateKeyFileAndNeverOverwrites) {
+  const std::string dir = fresh_dir();
+  const auto r = run_pstwin("keygen " + dir + "/job.key");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::string text = read_file(dir + "/job.key");
+  EXPECT_NE(text.find("\npublic "), std::string::npos) << text;
+  EXPECT_NE(text.find("\nsecret "), std::string::npos) << text;
+  const auto perms = std::filesystem::status(dir + "/job.key").permissions();
+  EXPECT_EQ(perms & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  const auto again = run_pstwin("keygen " + dir + "/job.key");
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_EQ(read_file(dir + "/job.key"), text);
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -1,0 +1,30 @@
+// `pstwin keygen FILE`: a fresh job key pair for nodes started by hand.
+#include <filesystem>
+#include <iostream>
+
+#include "cli/commands.h"
+#include "runtime/net/curve_keys.h"
+
+namespace pstwin::cli {
+
+int keygen_command(const std::vector<std::string>& args) {
+  if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
+    std::cerr << "usage: pstwin keygen FILE\nWrites a new CURVE key pair for one job (mode 0600); "
+                 "give it to every node with --key-file.\n";
+    return args.size() == 1 && (args[0] == "--help" || args[0] == "-h") ? 0 : 2;
+  }
+  if (std::filesystem::exists(args[0])) {
+    std::cerr << "pstwin keygen: " << args[0] << " exists; not overwriting a job's key\n";
+    return 2;
+  }
+  try {
+    net::write_key_file(args[0], net::make_job_keys());
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin keygen: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << args[0] << "\n";
+  return 0;
+}
+
+}  // namespace pstwin::cli
