@@ -11,8 +11,8 @@ and events.jsonl), or a single variant folder (one that holds metrics.csv).
 For each DIR this writes, into OUTDIR (default: DIR itself; with several DIRs
 and --out, into OUTDIR/<name of DIR>/):
 
-    test_metric_vs_time.png   test accuracy vs simulated time, one line per variant
-    test_metric_vs_clock.png  test accuracy vs global clock
+    test_metric_vs_time.png   test metric (accuracy or RMSE) vs simulated time, one line per variant
+    test_metric_vs_clock.png  test metric vs global clock
     loss_vs_time.png          train (solid) and test (dashed) loss vs simulated time
     loss_vs_clock.png         the same vs global clock
     staleness_hist.png        staleness histogram, one subplot per variant
@@ -45,7 +45,18 @@ COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "final_test_metric"
                       "sim_time_s", "wall_time_s", "bytes_sent", "params_sha256", "status"]
 X_AXES = {"time": ("time_s", "simulated time (s)"),
           "clock": ("clock", "global clock (iterations)")}
-METRIC_LABEL = "test accuracy"
+
+
+def metric_name(run):
+    """The runs' test metric as summary.json names it ("accuracy", "rmse"); accuracy if unsaid."""
+    for v in run["variants"]:
+        if v["summary"].get("metric"):
+            return v["summary"]["metric"]
+    return "accuracy"
+
+
+def metric_label(run):
+    return "test " + ("RMSE" if metric_name(run) == "rmse" else metric_name(run))
 
 
 class RunError(Exception):
@@ -145,11 +156,14 @@ def legend_extras(ax, run, with_target):
 
 
 def target_row(variant):
-    """The first metrics row at or above the target, as pstwin defines time-to-target."""
+    """The first metrics row at or above the target (at or below it for RMSE, where lower is
+    better), as pstwin defines time-to-target."""
     target = variant["summary"].get("target_metric")
     if target is None or variant["summary"].get("time_to_target_s") is None:
         return None
-    hits = variant["metrics"][variant["metrics"]["test_metric"] >= target]
+    metric = variant["metrics"]["test_metric"]
+    lower_is_better = variant["summary"].get("metric") == "rmse"
+    hits = variant["metrics"][metric <= target if lower_is_better else metric >= target]
     return None if hits.empty else hits.iloc[0]
 
 
@@ -171,7 +185,8 @@ def save(fig, outpath):
 
 
 def plot_metric(run, axis, outpath):
-    """Test accuracy per variant, with the target line and time-to-target markers."""
+    """Test metric (accuracy or RMSE) per variant, with the target line and time-to-target
+    markers."""
     xcol, xlabel = X_AXES[axis]
     fig, ax = plt.subplots(figsize=(8, 5))
     targets = set()
@@ -189,8 +204,8 @@ def plot_metric(run, axis, outpath):
     for t in sorted(targets):
         ax.axhline(t, color="gray", linestyle="--", linewidth=1, label=f"target {t:g}")
     legend_extras(ax, run, with_target=True)
-    ax.set(xlabel=xlabel, ylabel=METRIC_LABEL,
-           title=f"{run['scenario']}: {METRIC_LABEL} vs {xlabel.split(' (')[0]}")
+    ax.set(xlabel=xlabel, ylabel=metric_label(run),
+           title=f"{run['scenario']}: {metric_label(run)} vs {xlabel.split(' (')[0]}")
     ax.grid(alpha=0.3)
     ax.legend()
     return save(fig, outpath)

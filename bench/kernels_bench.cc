@@ -1,5 +1,6 @@
 // Throughput of the CPU kernels on shapes pstwin trains: a9a-like sparse logistic regression,
-// MNIST-like dense softmax, and the element-wise optimizer kernels over 1M parameters.
+// MNIST-like dense softmax, the element-wise optimizer kernels over 1M parameters, and the MLP's
+// matrix products and whole gradient at the shapes of scenarios/fmnist-mlp.json.
 // Counters "flop/s" and "bytes/s" come from each call's returned Cost, so they show how close
 // the roofline model's inputs are to what the CPU achieves.
 #include <benchmark/benchmark.h>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "runtime/model/model.h"
+#include "runtime/rng.h"
 
 namespace pstwin {
 namespace {
@@ -154,6 +157,99 @@ void BM_MomentumUpdate(benchmark::State& state) {
   report(state, total);
 }
 BENCHMARK(BM_MomentumUpdate);
+
+void BM_AdagradUpdate(benchmark::State& state) {
+  std::vector<float> w(kVectorLength, 1.0f), h(kVectorLength, 0.0f), g(kVectorLength, 0.5f);
+  auto k = make_cpu_backend();
+  Cost total;
+  for (auto _ : state) {
+    total += k->adagrad_update(w.data(), h.data(), g.data(), kVectorLength, 1e-3f, 1e-8f, 0.125f);
+    benchmark::ClobberMemory();
+  }
+  report(state, total);
+}
+BENCHMARK(BM_AdagradUpdate);
+
+void BM_AdamUpdate(benchmark::State& state) {
+  std::vector<float> w(kVectorLength, 1.0f), m(kVectorLength, 0.0f), v(kVectorLength, 0.0f),
+      g(kVectorLength, 0.5f);
+  auto k = make_cpu_backend();
+  Cost total;
+  std::uint64_t t = 0;
+  for (auto _ : state) {
+    total += k->adam_update(w.data(), m.data(), v.data(), g.data(), kVectorLength, 1e-3f, 0.9f,
+                            0.999f, 1e-8f, ++t, 0.125f);
+    benchmark::ClobberMemory();
+  }
+  report(state, total);
+}
+BENCHMARK(BM_AdamUpdate);
+
+/// C = op(A) op(B) at the shapes of a 784-128-10 MLP on a batch of 64 (fmnist-mlp.json):
+/// args (trans_a, trans_b, m, n, k). Forward: X W0 (NN, 64x128x784); backward: dW0 = X^T D
+/// (TN, 784x128x64) and dA1 = D W1^T (NT, 64x128x10); and a 256-row evaluation chunk.
+void BM_Gemm(benchmark::State& state) {
+  const bool ta = state.range(0) != 0, tb = state.range(1) != 0;
+  const auto m = static_cast<std::size_t>(state.range(2)), n = static_cast<std::size_t>(state.range(3)),
+             kk = static_cast<std::size_t>(state.range(4));
+  std::mt19937 gen(5);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  std::vector<float> a(m * kk), b(kk * n), c(m * n);
+  for (auto& x : a) x = value(gen);
+  for (auto& x : b) x = value(gen);
+  auto k = make_cpu_backend();
+  Cost total;
+  for (auto _ : state) {
+    total += k->gemm(ta, tb, m, n, kk, 1.0f, a.data(), ta ? m : kk, b.data(), tb ? kk : n, 0.0f,
+                     c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, total);
+}
+BENCHMARK(BM_Gemm)
+    ->ArgNames({"ta", "tb", "m", "n", "k"})
+    ->Args({0, 0, 64, 128, 784})
+    ->Args({1, 0, 784, 128, 64})
+    ->Args({0, 1, 64, 128, 10})
+    ->Args({0, 0, 256, 128, 784});
+
+/// One worker step of the fmnist-mlp.json model: the full gradient (gather, forward, softmax
+/// cross-entropy, backward, L2) of a 784-128-10 MLP on a batch of 64 dense images.
+void BM_MlpGradient(benchmark::State& state) {
+  static const DenseImages data;
+  Dataset ds;
+  ds.source = "bench";
+  ds.rows = data.view.rows();
+  ds.cols = data.view.cols();
+  ds.sparse = false;
+  ds.values = data.values;
+  ds.labels = data.labels;
+  ds.num_classes = 10;
+  ModelSection section;
+  section.type = "mlp";
+  section.hidden = {128};
+  section.l2 = 1e-5;
+  const auto model = make_model(section, ds.cols, ds.num_classes);
+  std::vector<float> params(model->num_parameters()), grad(params.size());
+  Rng rng(1);
+  model->init(params.data(), rng);
+  std::mt19937 gen(6);
+  const auto sel = batches(ds.rows, static_cast<std::size_t>(state.range(0)), 16, gen);
+  auto k = make_cpu_backend();
+  LossStats stats;
+  Cost total;
+  std::size_t i = 0;
+  for (auto _ : state) {
+    const auto& b = sel[i++ % sel.size()];
+    total += model->gradient(*k, ds, RowSelection{b.data(), b.size()}, params.data(), grad.data(),
+                             &stats);
+    benchmark::DoNotOptimize(grad.data());
+    benchmark::ClobberMemory();
+  }
+  report(state, total);
+}
+BENCHMARK(BM_MlpGradient)->Arg(64);
 
 }  // namespace
 }  // namespace pstwin

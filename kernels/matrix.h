@@ -45,4 +45,13 @@ struct LossStats {
   std::uint64_t count = 0;     ///< rows seen
 };
 
+/// A mini-batch of ratings for KernelBackend::matrix_factorization, as indices into a table of
+/// parameter rows. Shapes: user_row[count], item_row[count], rating[count].
+struct MfBatch {
+  std::size_t count = 0;                    ///< ratings in the batch
+  const std::uint32_t* user_row = nullptr;  ///< rating j's user: a row of the parameter table
+  const std::uint32_t* item_row = nullptr;  ///< rating j's item: a row of the parameter table
+  const float* rating = nullptr;            ///< rating j's observed value
+};
+
 }  // namespace pstwin

@@ -4,7 +4,9 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "runtime/data/ratings.h"
 #include "runtime/errors.h"
+#include "runtime/model/mf_model.h"
 #include "runtime/rng.h"
 
 namespace pstwin {
@@ -14,6 +16,7 @@ namespace {
 constexpr std::uint64_t kNoNode = ~std::uint64_t{0};
 constexpr std::uint64_t kPartitionStream = 1;
 constexpr std::uint64_t kTrainEvalStream = 2;
+constexpr std::uint64_t kRatingsSplitStream = 3;
 
 void shuffle(std::vector<std::uint32_t>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
@@ -24,7 +27,12 @@ PreparedTraining prepare_training(const Scenario& scenario) {
   PreparedTraining p;
   if (scenario.model.type == "synthetic") return p;
   const DataSection& d = *scenario.data;
-  if (d.format == "libsvm") {
+  if (d.format == "ratings") {
+    RatingsSplit split =
+        read_ratings(d.file, d.test_fraction, Rng::derive_seed(scenario.seed, kNoNode, kRatingsSplitStream));
+    p.train = std::make_unique<Dataset>(std::move(split.train));
+    p.test = std::make_unique<Dataset>(std::move(split.test));
+  } else if (d.format == "libsvm") {
     p.train = std::make_unique<Dataset>(read_libsvm(d.train));
     p.test = std::make_unique<Dataset>(read_libsvm(d.test));
   } else {
@@ -36,7 +44,8 @@ PreparedTraining prepare_training(const Scenario& scenario) {
   const std::size_t features = std::max(p.train->cols, p.test->cols);
   const std::size_t classes = std::max(p.train->num_classes, p.test->num_classes);
   try {
-    p.model = make_model(scenario.model, features, classes);
+    p.model = scenario.model.type == "mf" ? make_mf_model(scenario.model, *p.train)
+                                          : make_model(scenario.model, features, classes);
   } catch (const std::invalid_argument& e) {
     throw ScenarioError("/model/type", e.what());
   }
@@ -72,6 +81,11 @@ PreparedTraining prepare_training(const Scenario& scenario) {
   return p;
 }
 
+MetricGoal metric_goal(const PreparedTraining& prepared) {
+  if (!prepared.model) return MetricGoal{"", true};
+  return MetricGoal{prepared.model->metric_name(), prepared.model->higher_is_better()};
+}
+
 JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& variant,
                       const PreparedTraining& prepared) {
   JobSpec spec;
@@ -80,7 +94,10 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
   spec.iterations = scenario.training.iterations;
   spec.batch_size = scenario.training.batch_size;
   spec.learning_rate = scenario.training.learning_rate;
-  spec.optimizer = scenario.training.optimizer;
+  spec.optimizer = OptimizerSpec{.kind = scenario.training.optimizer,
+                                 .beta1 = scenario.training.beta1,
+                                 .beta2 = scenario.training.beta2,
+                                 .epsilon = scenario.training.epsilon};
   spec.momentum = scenario.training.momentum;
   spec.eval_every = scenario.training.eval_every;
   if (scenario.model.type == "synthetic") {

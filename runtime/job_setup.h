@@ -6,6 +6,7 @@
 
 #include "runtime/data/dataset.h"
 #include "runtime/model/model.h"
+#include "runtime/output/run_recorder.h"
 #include "runtime/roles/job.h"
 #include "runtime/scenario/scenario.h"
 
@@ -26,6 +27,10 @@ struct PreparedTraining {
 /// does the same over a permutation seeded by the scenario seed. Throws ScenarioError at
 /// /cluster/workers when there are fewer training rows than workers.
 PreparedTraining prepare_training(const Scenario& scenario);
+
+/// The test metric of the prepared model (Model::metric_name, higher_is_better), for RunRecorder;
+/// an empty name for the synthetic model, which has none.
+MetricGoal metric_goal(const PreparedTraining& prepared);
 
 /// The JobSpec of one consistency variant. `prepared` must outlive the returned spec.
 JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& variant,

@@ -55,7 +55,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
                                 const ProgressFn& progress) {
   const auto wall_start = std::chrono::steady_clock::now();
   const JobSpec spec = make_job_spec(scenario, variant, prepared);
-  RunRecorder recorder(dir, scenario.training.target_metric);
+  RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
   if (progress)
     recorder.on_eval = [&](const EvalRow& row) {
       progress(row.time_s, static_cast<double>(row.clock) / static_cast<double>(spec.iterations));

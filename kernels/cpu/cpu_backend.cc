@@ -4,6 +4,8 @@
 
 #include "kernels/backend.h"
 #include "kernels/cpu/cpu_kernels.h"
+#include "kernels/cpu/dense_kernels.h"
+#include "kernels/cpu/mf_kernels.h"
 
 namespace pstwin {
 namespace {
@@ -35,6 +37,51 @@ class CpuBackend final : public KernelBackend {
   Cost momentum_update(float* w, float* v, const float* g, std::size_t n, float lr,
                        float mu) override {
     return cpu::momentum_update(w, v, g, n, lr, mu);
+  }
+
+  Cost adagrad_update(float* w, float* h, const float* g, std::size_t n, float lr, float eps,
+                      float grad_scale) override {
+    return cpu::adagrad_update(w, h, g, n, lr, eps, grad_scale);
+  }
+
+  Cost adam_update(float* w, float* m, float* v, const float* g, std::size_t n, float lr,
+                   float beta1, float beta2, float eps, std::uint64_t t,
+                   float grad_scale) override {
+    return cpu::adam_update(w, m, v, g, n, lr, beta1, beta2, eps, t, grad_scale);
+  }
+
+  Cost gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, float alpha,
+            const float* a, std::size_t lda, const float* b, std::size_t ldb, float beta, float* c,
+            std::size_t ldc) override {
+    return cpu::gemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+  }
+
+  Cost gather_rows(const FeatureView& x, RowSelection sel, float* out) override {
+    return cpu::gather_rows(x, sel, out);
+  }
+
+  Cost bias_activation(float* z, const float* bias, std::size_t rows, std::size_t cols,
+                       bool relu) override {
+    return cpu::bias_activation(z, bias, rows, cols, relu);
+  }
+
+  Cost relu_backward(float* grad, const float* activation, std::size_t n) override {
+    return cpu::relu_backward(grad, activation, n);
+  }
+
+  Cost column_sums(const float* d, std::size_t rows, std::size_t cols, float* out) override {
+    return cpu::column_sums(d, rows, cols, out);
+  }
+
+  Cost softmax_xent(const float* z, const std::int32_t* labels, std::size_t rows, std::size_t k,
+                    float* dz, float grad_scale, LossStats* stats) override {
+    return cpu::softmax_xent(z, labels, rows, k, dz, grad_scale, stats);
+  }
+
+  Cost matrix_factorization(const float* rows, std::size_t n_rows, std::size_t rank,
+                            const MfBatch& batch, float mean, float l2, float* grad,
+                            LossStats* stats) override {
+    return cpu::matrix_factorization(rows, n_rows, rank, batch, mean, l2, grad, stats);
   }
 
  private:

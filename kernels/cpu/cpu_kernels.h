@@ -1,5 +1,7 @@
 // Internal to kernels/cpu/: the CPU kernels as free functions, and how their Cost is counted.
 // CpuBackend (cpu_backend.cc) forwards to these; nothing outside kernels/cpu/ includes this file.
+// The MLP's dense kernels and the Adagrad/Adam steps are declared in dense_kernels.h; their Cost
+// formulas are part of their contracts in kernels/backend.h.
 //
 // Cost counting (one formula per kernel, so a device model prices CPU and CUDA runs alike).
 // Notation: n = selected rows, N = stored entries of the selected rows (CSR: the sum of their

@@ -3,12 +3,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/matrix.h"
 
 namespace pstwin {
+
+struct Ratings;  // runtime/data/ratings.h
 
 /// Examples with integer class labels. Features are sparse (CSR) or dense (row-major), never both.
 /// Immutable once read; share it read-only between the simulated nodes of one process.
@@ -23,6 +26,9 @@ struct Dataset {
   std::vector<std::int32_t> labels;     ///< class of each row, in [0, num_classes)
   std::vector<float> labels01;          ///< labels as floats (0.0 / 1.0 for binary tasks)
   std::size_t num_classes = 0;          ///< max label + 1
+  /// Ratings data (format "ratings", runtime/data/ratings.h): row i is rating i of this split;
+  /// then there are no features or labels. Null for every other format.
+  std::shared_ptr<const Ratings> ratings;
 
   /// A kernel view of the features. If cols_override > cols, the view reports that many columns
   /// (so a test set with fewer features matches the training set's model width).

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/model/mlp_model.h"
 #include "runtime/model/model.h"
 
 namespace pstwin {
@@ -115,9 +116,10 @@ std::unique_ptr<Model> make_model(const ModelSection& section, std::size_t featu
         "model type \"synthetic\" has no math: it only prices compute and traffic, so it cannot "
         "be built as a trainable model");
   }
+  if (type == "mlp") return make_mlp_model(section, features, num_classes);
   if (type != "logistic" && type != "softmax") {
     throw std::invalid_argument("unknown model type \"" + type +
-                                "\" (expected \"logistic\" or \"softmax\")");
+                                "\" (expected \"logistic\", \"softmax\" or \"mlp\")");
   }
   if (features == 0) {
     throw std::invalid_argument("a " + type + " model needs at least one feature; the data has 0");

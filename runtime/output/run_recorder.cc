@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <stdexcept>
+#include <utility>
 
 namespace pstwin {
 
@@ -16,8 +17,9 @@ std::string csv_number(double v) {
 }
 }  // namespace
 
-RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_metric)
-    : target_(target_metric) {
+RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_metric,
+                         MetricGoal goal)
+    : target_(target_metric), goal_(std::move(goal)) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create output folder " + dir + ": " + ec.message());
@@ -55,7 +57,7 @@ void RunRecorder::eval(EvalRow row) {
            << csv_number(row.test_metric) << ',' << csv_number(row.staleness_mean) << ','
            << row.staleness_max << '\n';
   if (target_ && !time_to_target_s_ && std::isfinite(row.test_metric) &&
-      row.test_metric >= *target_)
+      (goal_.higher_is_better ? row.test_metric >= *target_ : row.test_metric <= *target_))
     time_to_target_s_ = row.time_s;
   rows_.push_back(row);
   if (on_eval) on_eval(row);

@@ -12,14 +12,22 @@
 
 namespace pstwin {
 
+/// What EvalRow::test_metric measures: its name, written to summary.json as "metric" ("accuracy",
+/// "rmse"; empty for a model without one, the synthetic model), and which way is better.
+struct MetricGoal {
+  std::string name = "accuracy";
+  bool higher_is_better = true;
+};
+
 /// Writes DIR/metrics.csv (one row per evaluation) and DIR/events.jsonl (one JSON object per
 /// line) as results arrive, and keeps the figures summary.json needs. Single-threaded.
 /// Non-finite figures are written as empty CSV fields (the synthetic model has no losses).
 class RunRecorder : public MetricsSink {
  public:
   /// Creates `dir` (and parents) and opens the two files. Throws std::runtime_error naming the
-  /// path when it cannot. `target_metric`: first time test_metric reaches it is time-to-target.
-  RunRecorder(const std::string& dir, std::optional<double> target_metric);
+  /// path when it cannot. `target_metric`: the first time test_metric reaches it (>= when higher
+  /// is better, <= otherwise, per `goal`) is the time-to-target.
+  RunRecorder(const std::string& dir, std::optional<double> target_metric, MetricGoal goal = {});
 
   void staleness(std::int64_t staleness, std::uint64_t count) override;
   void updates_applied(std::uint64_t n) override;
@@ -37,6 +45,7 @@ class RunRecorder : public MetricsSink {
   /// Histogram of staleness values: counts[s] = gradients applied s clocks stale.
   const std::vector<std::uint64_t>& staleness_histogram() const { return histogram_; }
   std::optional<double> time_to_target_s() const { return time_to_target_s_; }
+  const MetricGoal& metric_goal() const { return goal_; }
   bool finished() const { return finished_; }
   const std::string& params_sha256() const { return sha256_; }
   bool diverged() const { return diverged_; }
@@ -48,6 +57,7 @@ class RunRecorder : public MetricsSink {
   std::ofstream metrics_;
   std::ofstream events_;
   std::optional<double> target_;
+  MetricGoal goal_;
   std::vector<EvalRow> rows_;
   std::uint64_t updates_ = 0;
   // Staleness since the previous row, and over the whole run.

@@ -35,6 +35,8 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
     if (rows.empty() || !std::isfinite(rows.back().*field)) return std::nullopt;
     return rows.back().*field;
   };
+  const std::string& metric = recorder.metric_goal().name;
+  s["metric"] = metric.empty() ? nlohmann::json(nullptr) : nlohmann::json(metric);
   s["final_test_metric"] = optional_number(last_finite(&EvalRow::test_metric));
   s["final_test_loss"] = optional_number(last_finite(&EvalRow::test_loss));
   s["final_train_loss"] = optional_number(last_finite(&EvalRow::train_loss));

@@ -23,7 +23,7 @@ struct RunFacts {
 };
 
 /// The summary of `variant` of `scenario`: the keys listed in README "Outputs" (variant, mode,
-/// final_test_metric, time_to_target_s, sim_time_s, wall_time_s, updates, bytes_sent,
+/// metric (the recorder's MetricGoal name, null when empty), final_test_metric, time_to_target_s, sim_time_s, wall_time_s, updates, bytes_sent,
 /// params_sha256, staleness figures, completed, diverged, reason, config, ...).
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);

@@ -10,6 +10,7 @@
 #include "runtime/data/dataset.h"
 #include "runtime/message.h"
 #include "runtime/model/model.h"
+#include "runtime/optimizer.h"
 
 namespace pstwin {
 
@@ -43,7 +44,7 @@ struct JobSpec {
   std::uint64_t iterations = 0;      ///< clocks per worker
   std::uint64_t batch_size = 0;
   double learning_rate = 0.0;
-  std::string optimizer = "sgd";     ///< "sgd" or "momentum"
+  OptimizerSpec optimizer;           ///< kind ("sgd", "momentum", "adagrad", "adam"), betas, epsilon
   double momentum = 0.0;
   std::uint64_t eval_every = 0;      ///< global clocks between evaluations
   double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
@@ -58,6 +59,12 @@ struct JobSpec {
   std::uint64_t num_parameters() const {
     return synthetic ? synthetic->parameters : model->num_parameters();
   }
+  /// Floats per key: 1 for dense and synthetic models, the row width of a sparse model.
+  std::uint64_t values_per_key() const { return model ? model->values_per_key() : 1; }
+  /// Keys of the model; server key ranges partition [0, num_keys()).
+  std::uint64_t num_keys() const { return num_parameters() / values_per_key(); }
+  /// True when workers pull and push only the keys their mini-batch touches (msg_flags::kKeyed).
+  bool sparse() const { return model && model->sparse(); }
 };
 
 }  // namespace pstwin

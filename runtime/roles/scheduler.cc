@@ -32,7 +32,8 @@ std::string Scheduler::params_sha256(const std::vector<float>& params) {
 
 void Scheduler::start_job() {
   const std::uint64_t n = spec_.num_parameters();
-  ranges_ = range_partition(n, spec_.layout.servers);
+  const std::uint64_t w = spec_.values_per_key();  // floats per key: ranges count keys
+  ranges_ = range_partition(spec_.num_keys(), spec_.layout.servers);
   std::vector<float> init;
   if (!spec_.synthetic) {
     init.assign(n, 0.0f);
@@ -47,8 +48,8 @@ void Scheduler::start_job() {
     if (spec_.synthetic)
       m.virtual_values = ranges_[s].size();
     else
-      m.values.assign(init.begin() + static_cast<long>(ranges_[s].begin),
-                      init.begin() + static_cast<long>(ranges_[s].end));
+      m.values.assign(init.begin() + static_cast<long>(ranges_[s].begin * w),
+                      init.begin() + static_cast<long>(ranges_[s].end * w));
     env_.send(spec_.layout.server(s), std::move(m));
   }
   for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
@@ -63,7 +64,7 @@ void Scheduler::start_job() {
 }
 
 void Scheduler::run() {
-  for (const auto& r : range_partition(spec_.num_parameters(), spec_.layout.servers))
+  for (const auto& r : range_partition(spec_.num_keys(), spec_.layout.servers))
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
   start_job();
@@ -83,10 +84,10 @@ void Scheduler::run() {
         if (m->header.flags & msg_flags::kFinal) {
           const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
           if (!spec_.synthetic) {
-            if (m->values.size() != r.size())
+            if (m->values.size() != r.size() * spec_.values_per_key())
               throw ProtocolError("scheduler: final snapshot size does not match its range");
             std::copy(m->values.begin(), m->values.end(),
-                      final_.params.begin() + static_cast<long>(r.begin));
+                      final_.params.begin() + static_cast<long>(r.begin * spec_.values_per_key()));
           }
           final_clock = finals == 0 ? m->header.clock : std::min(final_clock, m->header.clock);
           ++finals;
@@ -140,9 +141,10 @@ void Scheduler::handle_snapshot(const Message& m) {
   if (!spec_.synthetic) {
     if (a.params.empty()) a.params.assign(spec_.num_parameters(), 0.0f);
     const KeyRange& r = ranges_.at(spec_.layout.server_index(m.header.sender));
-    if (m.values.size() != r.size())
+    const std::uint64_t w = spec_.values_per_key();
+    if (m.values.size() != r.size() * w)
       throw ProtocolError("scheduler: snapshot size does not match its range");
-    std::copy(m.values.begin(), m.values.end(), a.params.begin() + static_cast<long>(r.begin));
+    std::copy(m.values.begin(), m.values.end(), a.params.begin() + static_cast<long>(r.begin * w));
   }
   if (++a.shards < spec_.layout.servers) return;
   std::vector<float> params = std::move(a.params);
@@ -177,8 +179,7 @@ bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params) {
                         params.data(), &test);
   row.train_loss = train.count ? train.loss_sum / static_cast<double>(train.count) + reg : reg;
   row.test_loss = test.count ? test.loss_sum / static_cast<double>(test.count) + reg : reg;
-  row.test_metric =
-      test.count ? static_cast<double>(test.correct) / static_cast<double>(test.count) : 0.0;
+  row.test_metric = spec_.model->metric(test);  // accuracy, or RMSE for mf
   const bool finite = std::isfinite(row.train_loss) && std::isfinite(row.test_loss);
   if (finite) env_.metrics().eval(row);
   return finite;

@@ -15,11 +15,13 @@
 namespace pstwin {
 
 /// The job's scheduler. Protocol (all through Env):
-///   1. compute the key ranges (range partitioning) and the initial parameters (Model::init with
+///   1. compute the key ranges (range partitioning of JobSpec::num_keys(), in keys of
+///      values_per_key floats) and the initial parameters (Model::init with
 ///      the node's Rng); send each server kStart with its range and values, each worker kStart
 ///      with every range;
 ///   2. loop: kSnapshot -> when every server's snapshot of global clock c is in, evaluate the
-///      model (train loss on the evaluation rows, test loss and accuracy) and record an EvalRow;
+///      model (train loss on the evaluation rows, test loss and Model::metric: accuracy or RMSE)
+///      and record an EvalRow;
 ///      kWorkerDone -> once all workers are done, kStop to every server;
 ///      kAbort -> record the divergence and send kStop to every node;
 ///      final snapshots (kFinal) from every server -> evaluate, hash the parameters, finish.

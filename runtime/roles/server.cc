@@ -1,6 +1,7 @@
 #include "runtime/roles/server.h"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
 #include <string>
 
@@ -20,14 +21,26 @@ Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       kernels_(kernels),
       controller_(spec.consistency, spec.layout.workers),
       synthetic_(spec.synthetic.has_value()),
+      width_(spec.values_per_key()),
       buffered_(spec.layout.workers),
+      buffered_rows_(spec.layout.workers),
       buffered_version_(spec.layout.workers, 0),
       arrived_(spec.layout.workers, false) {}
 
 void Server::run() {
   bool started = false;
+  // Over a real network a worker's first pull can overtake the scheduler's start message (they
+  // travel on different connections): such messages wait here until the start has arrived.
+  std::deque<Message> early;
+  const std::size_t max_early = 4 * static_cast<std::size_t>(spec_.layout.workers) + 16;
   for (;;) {
-    auto msg = env_.recv(spec_.stall_timeout_s);
+    std::optional<Message> msg;
+    if (started && !early.empty()) {
+      msg = std::move(early.front());
+      early.pop_front();
+    } else {
+      msg = env_.recv(spec_.stall_timeout_s);
+    }
     if (!msg)
       throw std::runtime_error("server " + std::to_string(index_) + ": nothing received for " +
                                std::to_string(spec_.stall_timeout_s) + " s");
@@ -37,17 +50,27 @@ void Server::run() {
       started = true;
       continue;
     }
-    if (!started)
-      throw ProtocolError("server " + std::to_string(index_) + ": " +
-                          std::string(msg_type_name(type)) + " before start");
+    if (!started) {
+      if (early.size() >= max_early)
+        throw ProtocolError("server " + std::to_string(index_) + ": " +
+                            std::to_string(early.size()) + " messages before start");
+      early.push_back(std::move(*msg));
+      continue;
+    }
     switch (type) {
       case MsgType::kPush:
         handle_push(std::move(*msg));
         break;
-      case MsgType::kPull:
-        pending_.push_back({msg->header.sender, msg->header.clock, msg->header.request_id});
+      case MsgType::kPull: {
+        PendingPull p{msg->header.sender, msg->header.clock, msg->header.request_id, false, {}};
+        if (msg->header.flags & msg_flags::kKeyed) {
+          p.keyed = true;
+          p.rows = local_rows(*msg);
+        }
+        pending_.push_back(std::move(p));
         serve_ready_pulls();
         break;
+      }
       case MsgType::kStop:
         send_snapshot(/*final=*/true);
         return;
@@ -63,16 +86,36 @@ void Server::handle_start(const Message& m) {
   if (m.keys.size() != 1 || m.lengths.size() != 1)
     throw ProtocolError("server start message must carry one key and one length");
   range_ = KeyRange{m.keys[0], m.keys[0] + m.lengths[0]};
+  const std::size_t floats = synthetic_ ? 0 : range_.size() * width_;
   if (!synthetic_) {
-    if (m.values.size() != range_.size())
+    if (m.values.size() != floats)
       throw ProtocolError("server start message: " + std::to_string(m.values.size()) +
-                          " initial values for a range of " + std::to_string(range_.size()));
+                          " initial values for a range of " + std::to_string(range_.size()) +
+                          " keys of " + std::to_string(width_));
     params_ = m.values;
-    aggregate_.assign(range_.size(), 0.0f);
+    aggregate_.assign(floats, 0.0f);
+    if (spec_.sparse()) touched_.assign(range_.size(), false);
   }
   optimizer_ = std::make_unique<ServerOptimizer>(spec_.optimizer, spec_.learning_rate,
-                                                 spec_.momentum, synthetic_ ? 0 : range_.size());
+                                                 spec_.momentum, floats);
   maybe_snapshot();
+}
+
+std::vector<std::uint32_t> Server::local_rows(const Message& m) const {
+  if (!spec_.sparse())
+    throw ProtocolError("server " + std::to_string(index_) + ": keyed " +
+                        std::string(msg_type_name(m.header.type)) + " for a dense model");
+  std::vector<std::uint32_t> rows(m.keys.size());
+  for (std::size_t j = 0; j < m.keys.size(); ++j) {
+    if (!range_.contains(m.keys[j]) || (j > 0 && m.keys[j] <= m.keys[j - 1]))
+      throw ProtocolError("server " + std::to_string(index_) + ": keyed " +
+                          std::string(msg_type_name(m.header.type)) + " from node " +
+                          std::to_string(m.header.sender) + " has key " +
+                          std::to_string(m.keys[j]) + " out of order or outside the shard [" +
+                          std::to_string(range_.begin) + ", " + std::to_string(range_.end) + ")");
+    rows[j] = static_cast<std::uint32_t>(m.keys[j] - range_.begin);
+  }
+  return rows;
 }
 
 void Server::handle_push(Message m) {
@@ -81,7 +124,15 @@ void Server::handle_push(Message m) {
     throw ProtocolError("server " + std::to_string(index_) + ": push from non-worker node " +
                         std::to_string(sender));
   const std::uint32_t w = spec_.layout.worker_index(sender);
-  const std::size_t expected = synthetic_ ? 0 : range_.size();
+  const bool keyed = (m.header.flags & msg_flags::kKeyed) != 0;
+  std::vector<std::uint32_t> rows;
+  if (keyed) rows = local_rows(m);
+  else if (spec_.sparse())
+    throw ProtocolError("server " + std::to_string(index_) + ": whole-shard push from worker " +
+                        std::to_string(w) + " for a sparse model");
+  // Timing-only pushes carry virtual values; over a real wire they arrive as zeros to ignore.
+  if (synthetic_ && m.values.size() + m.virtual_values == range_.size()) m.values.clear();
+  const std::size_t expected = synthetic_ ? 0 : (keyed ? rows.size() : range_.size()) * width_;
   if (m.values.size() != expected)
     throw ProtocolError("server " + std::to_string(index_) + ": push from worker " +
                         std::to_string(w) + " has " + std::to_string(m.values.size()) +
@@ -94,11 +145,12 @@ void Server::handle_push(Message m) {
   switch (action) {
     case PushAction::kApply:
       // ASP/SSP: each worker's gradient is one W-th of a synchronous step.
-      apply_one(m.values, shard_clock - version, 1.0 / spec_.layout.workers);
+      apply_one(m, rows, shard_clock - version, 1.0 / spec_.layout.workers);
       break;
     case PushAction::kBuffer:
     case PushAction::kBarrierReached:
       buffered_[w] = std::move(m.values);
+      buffered_rows_[w] = rows;
       buffered_version_[w] = version;
       arrived_[w] = true;
       if (action == PushAction::kBarrierReached) apply_barrier();
@@ -108,12 +160,15 @@ void Server::handle_push(Message m) {
                            {{"server", index_}, {"worker", w}, {"clock", clock}});
       break;
   }
-  if (m.header.flags & msg_flags::kPullAfter) pending_.push_back({sender, clock + 1, m.header.request_id});
+  // A keyed push-pull asks for the rows it pushed (the worker normally sends a kPull instead).
+  if (m.header.flags & msg_flags::kPullAfter)
+    pending_.push_back({sender, clock + 1, m.header.request_id, keyed, std::move(rows)});
   maybe_snapshot();
   serve_ready_pulls();
 }
 
-void Server::apply_one(const std::vector<float>& grad, std::int64_t staleness, double scale) {
+void Server::apply_one(const Message& m, const std::vector<std::uint32_t>& rows,
+                       std::int64_t staleness, double scale) {
   record_staleness(staleness);
   if (synthetic_) {
     // Timing-only: charge what the SGD update of this shard would cost (w -= a*g: 2 flops, and
@@ -122,7 +177,11 @@ void Server::apply_one(const std::vector<float>& grad, std::int64_t staleness, d
     env_.account(Cost{2.0 * n, 12.0 * n});
     return;
   }
-  env_.account(optimizer_->apply(kernels_, params_.data(), grad.data(), scale));
+  if (m.header.flags & msg_flags::kKeyed)
+    env_.account(optimizer_->apply_rows(kernels_, params_.data(), m.values.data(), rows.data(),
+                                        rows.size(), width_, scale));
+  else
+    env_.account(optimizer_->apply(kernels_, params_.data(), m.values.data(), scale));
 }
 
 void Server::apply_barrier() {
@@ -130,33 +189,63 @@ void Server::apply_barrier() {
   const std::int64_t barrier_clock = controller_.clock() - 1;
   std::uint32_t count = 0;
   Cost cost;
-  if (!synthetic_) {
-    std::fill(aggregate_.begin(), aggregate_.end(), 0.0f);
-    cost += copy_cost(aggregate_.size());
-  }
   for (std::uint32_t w = 0; w < arrived_.size(); ++w)
     if (arrived_[w]) ++count;
-  // Sum in worker-index order, whatever the arrival order, so the result is reproducible.
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
-    if (!arrived_[w]) continue;
-    record_staleness(barrier_clock - buffered_version_[w]);
-    if (synthetic_) {
-      const double n = static_cast<double>(range_.size());
-      cost += Cost{2.0 * n, 12.0 * n};
-    } else {
-      cost += kernels_.axpy(aggregate_.data(), buffered_[w].data(), aggregate_.size(),
-                            1.0f / static_cast<float>(count));
-    }
-    buffered_[w].clear();
-    arrived_[w] = false;
-  }
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w)
+    if (arrived_[w]) record_staleness(barrier_clock - buffered_version_[w]);
   if (synthetic_) {
+    // Timing-only: what summing `count` gradients and one SGD step would cost.
     const double n = static_cast<double>(range_.size());
-    cost += Cost{2.0 * n, 12.0 * n};
+    for (std::uint32_t i = 0; i <= count; ++i) cost += Cost{2.0 * n, 12.0 * n};
+  } else if (spec_.sparse()) {
+    apply_keyed_barrier(count, cost);
   } else {
+    std::fill(aggregate_.begin(), aggregate_.end(), 0.0f);
+    cost += copy_cost(aggregate_.size());
+    // Sum in worker-index order, whatever the arrival order, so the result is reproducible.
+    for (std::uint32_t w = 0; w < arrived_.size(); ++w)
+      if (arrived_[w])
+        cost += kernels_.axpy(aggregate_.data(), buffered_[w].data(), aggregate_.size(),
+                              1.0f / static_cast<float>(count));
     cost += optimizer_->apply(kernels_, params_.data(), aggregate_.data(), 1.0);
   }
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
+    if (!arrived_[w]) continue;
+    buffered_[w].clear();
+    buffered_rows_[w].clear();
+    arrived_[w] = false;
+  }
   env_.account(cost);
+}
+
+void Server::apply_keyed_barrier(std::uint32_t count, Cost& cost) {
+  // Each key's rows summed over workers in worker-index order into aggregate_ (all zeros between
+  // barriers), then one optimizer step on the rows any worker touched.
+  std::vector<std::uint32_t> rows;
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
+    if (!arrived_[w]) continue;
+    const auto& wrows = buffered_rows_[w];
+    for (std::size_t j = 0; j < wrows.size(); ++j) {
+      const std::uint32_t r = wrows[j];
+      if (!touched_[r]) {
+        touched_[r] = true;
+        rows.push_back(r);
+      }
+      cost += kernels_.axpy(aggregate_.data() + r * width_, buffered_[w].data() + j * width_,
+                            width_, 1.0f / static_cast<float>(count));
+    }
+  }
+  std::sort(rows.begin(), rows.end());
+  std::vector<float> grad(rows.size() * width_);
+  for (std::size_t j = 0; j < rows.size(); ++j) {
+    float* agg = aggregate_.data() + rows[j] * width_;
+    std::copy(agg, agg + width_, grad.begin() + static_cast<long>(j * width_));
+    std::fill(agg, agg + width_, 0.0f);
+    touched_[rows[j]] = false;
+  }
+  cost += copy_cost(2 * grad.size());  // gather the sums, and zero them for the next barrier
+  cost += optimizer_->apply_rows(kernels_, params_.data(), grad.data(), rows.data(), rows.size(),
+                                 width_, 1.0);
 }
 
 void Server::record_staleness(std::int64_t staleness) {
@@ -168,11 +257,10 @@ void Server::record_staleness(std::int64_t staleness) {
 void Server::serve_ready_pulls() {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < pending_.size(); ++i) {
-    const PendingPull& p = pending_[i];
-    if (controller_.can_serve_pull(spec_.layout.worker_index(p.worker), p.clock))
-      send_pull_reply(p);
-    else
-      pending_[kept++] = p;
+    if (controller_.can_serve_pull(spec_.layout.worker_index(pending_[i].worker), pending_[i].clock))
+      send_pull_reply(pending_[i]);
+    else if (kept++ != i)  // never self-move: it would empty the pull's key list
+      pending_[kept - 1] = std::move(pending_[i]);
   }
   pending_.resize(kept);
 }
@@ -180,13 +268,19 @@ void Server::serve_ready_pulls() {
 void Server::send_pull_reply(const PendingPull& p) {
   Message reply;
   reply.header.type = MsgType::kPullReply;
-  reply.header.flags = msg_flags::kWholeShard;
+  reply.header.flags = p.keyed ? msg_flags::kKeyed : msg_flags::kWholeShard;
   reply.header.request_id = p.request_id;
   reply.header.shard = index_;
   reply.header.clock = p.clock;
   reply.header.version = controller_.clock();
   if (synthetic_) {
     reply.virtual_values = range_.size();
+  } else if (p.keyed) {
+    reply.values.resize(p.rows.size() * width_);
+    for (std::size_t j = 0; j < p.rows.size(); ++j)
+      std::copy_n(params_.begin() + static_cast<long>(p.rows[j] * width_), width_,
+                  reply.values.begin() + static_cast<long>(j * width_));
+    env_.account(copy_cost(reply.values.size()));
   } else {
     reply.values = params_;
     env_.account(copy_cost(params_.size()));

@@ -15,34 +15,55 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
 
 void Worker::run() {
   if (!await_start()) return;
+  const bool sparse = spec_.sparse();
   if (!spec_.synthetic) {
-    params_.assign(spec_.num_parameters(), 0.0f);
-    grad_.assign(spec_.num_parameters(), 0.0f);
+    if (!sparse) {
+      params_.assign(spec_.num_parameters(), 0.0f);
+      grad_.assign(spec_.num_parameters(), 0.0f);
+    }
     order_ = spec_.worker_rows.at(index_);
   }
   const auto iterations = static_cast<std::int64_t>(spec_.iterations);
-  send_pulls(0);
+  if (sparse) {
+    batch_ = next_keyed_batch();
+    send_keyed_pulls(batch_, 0);
+  } else {
+    send_pulls(0);
+  }
   for (std::int64_t clock = 0; clock < iterations; ++clock) {
     if (!await_parameters(clock)) return;
     const double loss = compute_gradient();
     if (!std::isfinite(loss)) {
-      Message abort;
-      abort.header.type = MsgType::kAbort;
-      abort.header.flags = msg_flags::kDiverged;
-      abort.header.clock = clock;
-      abort.header.loss = static_cast<float>(loss);
-      env_.send(JobLayout::scheduler(), std::move(abort));
-      // Wait for the scheduler's stop so the job ends in order.
-      while (auto m = env_.recv(spec_.stall_timeout_s))
-        if (m->header.type == MsgType::kStop) return;
+      abort_diverged(clock, loss);
       return;
     }
-    push(clock, loss, clock + 1 < iterations);
+    const bool more = clock + 1 < iterations;
+    if (sparse) {
+      KeyedBatch next;
+      if (more) next = next_keyed_batch();
+      push_keyed(clock, loss);
+      if (more) send_keyed_pulls(next, clock + 1);
+      batch_ = std::move(next);
+    } else {
+      push(clock, loss, more);
+    }
   }
   Message done;
   done.header.type = MsgType::kWorkerDone;
   done.header.clock = iterations;
   env_.send(JobLayout::scheduler(), std::move(done));
+}
+
+void Worker::abort_diverged(std::int64_t clock, double loss) {
+  Message abort;
+  abort.header.type = MsgType::kAbort;
+  abort.header.flags = msg_flags::kDiverged;
+  abort.header.clock = clock;
+  abort.header.loss = static_cast<float>(loss);
+  env_.send(JobLayout::scheduler(), std::move(abort));
+  // Wait for the scheduler's stop so the job ends in order.
+  while (auto m = env_.recv(spec_.stall_timeout_s))
+    if (m->header.type == MsgType::kStop) return;
 }
 
 bool Worker::await_start() {
@@ -62,9 +83,9 @@ bool Worker::await_start() {
       ranges_.push_back(KeyRange{begin, begin + len});
       begin += len;
     }
-    if (begin != spec_.num_parameters())
+    if (begin != spec_.num_keys())
       throw ProtocolError("worker start message: ranges cover " + std::to_string(begin) +
-                          " keys, the model has " + std::to_string(spec_.num_parameters()));
+                          " keys, the model has " + std::to_string(spec_.num_keys()));
     return true;
   }
 }
@@ -81,7 +102,25 @@ void Worker::send_pulls(std::int64_t clock) {
   }
 }
 
+void Worker::send_keyed_pulls(const KeyedBatch& b, std::int64_t clock) {
+  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
+    if (ranges_[s].size() == 0) continue;
+    Message pull;
+    pull.header.type = MsgType::kPull;
+    pull.header.flags = msg_flags::kKeyed;
+    pull.header.shard = s;
+    pull.header.clock = clock;
+    pull.header.request_id = next_request_++;
+    pull.keys.assign(b.keys.begin() + static_cast<long>(b.server_begin[s]),
+                     b.keys.begin() + static_cast<long>(b.server_begin[s + 1]));
+    env_.send(spec_.layout.server(s), std::move(pull));
+  }
+}
+
 bool Worker::await_parameters(std::int64_t clock) {
+  const bool sparse = spec_.sparse();
+  const std::size_t width = spec_.values_per_key();
+  if (sparse) params_.resize(batch_.keys.size() * width);
   std::uint32_t expected = 0;
   for (const auto& r : ranges_)
     if (r.size() > 0) ++expected;
@@ -100,13 +139,18 @@ bool Worker::await_parameters(std::int64_t clock) {
                           std::to_string(m->header.clock) + " from node " +
                           std::to_string(m->header.sender) + " while waiting for clock " +
                           std::to_string(clock));
-    const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
+    const std::uint32_t s = spec_.layout.server_index(m->header.sender);
+    const KeyRange& r = ranges_.at(s);
     if (!spec_.synthetic) {
-      if (m->values.size() != r.size())
+      // Dense: the whole shard lands at its range; sparse: this server's keys of the batch.
+      const std::size_t first = sparse ? batch_.server_begin[s] : r.begin;
+      const std::size_t keys = sparse ? batch_.server_begin[s + 1] - first : r.size();
+      if (m->values.size() != keys * width || sparse != ((m->header.flags & msg_flags::kKeyed) != 0))
         throw ProtocolError("worker " + std::to_string(index_) + ": pull reply with " +
-                            std::to_string(m->values.size()) + " values for a range of " +
-                            std::to_string(r.size()));
-      std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(r.begin));
+                            std::to_string(m->values.size()) + " values for " +
+                            std::to_string(keys) + " keys of " + std::to_string(width) +
+                            (sparse ? " (keyed)" : " (whole shard)"));
+      std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(first * width));
     }
     read_version_ = std::min(read_version_, m->header.version);
     --expected;
@@ -130,13 +174,35 @@ std::vector<std::uint32_t> Worker::next_batch() {
   return batch;
 }
 
+Worker::KeyedBatch Worker::next_keyed_batch() {
+  KeyedBatch b;
+  b.rows = next_batch();
+  b.keys = spec_.model->batch_keys(*spec_.train, RowSelection{b.rows.data(), b.rows.size()});
+  b.server_begin.resize(ranges_.size() + 1);
+  for (std::size_t s = 0; s < ranges_.size(); ++s)
+    b.server_begin[s] = static_cast<std::size_t>(
+        std::lower_bound(b.keys.begin(), b.keys.end(), ranges_[s].begin) - b.keys.begin());
+  b.server_begin[ranges_.size()] = b.keys.size();
+  return b;
+}
+
 double Worker::compute_gradient() {
   if (spec_.synthetic) {
     env_.account(Cost{spec_.synthetic->flops_per_iteration, spec_.synthetic->bytes_per_iteration});
     return 0.0;
   }
-  const auto batch = next_batch();
   LossStats stats;
+  if (spec_.sparse()) {
+    // The data term alone: a sparse model's regulariser is per rating, inside the kernel's
+    // gradient, and the worker holds only the touched rows.
+    grad_.resize(params_.size());
+    const Cost cost = spec_.model->sparse_gradient(
+        kernels_, *spec_.train, RowSelection{batch_.rows.data(), batch_.rows.size()}, batch_.keys,
+        params_.data(), grad_.data(), &stats);
+    env_.account(cost);
+    return stats.count ? stats.loss_sum / static_cast<double>(stats.count) : 0.0;
+  }
+  const auto batch = next_batch();
   const Cost cost = spec_.model->gradient(kernels_, *spec_.train,
                                           RowSelection{batch.data(), batch.size()},
                                           params_.data(), grad_.data(), &stats);
@@ -162,6 +228,27 @@ void Worker::push(std::int64_t clock, double loss, bool pull_after) {
     else
       m.values.assign(grad_.begin() + static_cast<long>(r.begin),
                       grad_.begin() + static_cast<long>(r.end));
+    env_.send(spec_.layout.server(s), std::move(m));
+  }
+}
+
+void Worker::push_keyed(std::int64_t clock, double loss) {
+  const std::size_t width = spec_.values_per_key();
+  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
+    if (ranges_[s].size() == 0) continue;
+    const std::size_t first = batch_.server_begin[s], last = batch_.server_begin[s + 1];
+    Message m;
+    m.header.type = MsgType::kPush;
+    m.header.flags = msg_flags::kKeyed;
+    m.header.shard = s;
+    m.header.clock = clock;
+    m.header.version = read_version_;
+    m.header.loss = static_cast<float>(loss);
+    m.header.request_id = next_request_++;
+    m.keys.assign(batch_.keys.begin() + static_cast<long>(first),
+                  batch_.keys.begin() + static_cast<long>(last));
+    m.values.assign(grad_.begin() + static_cast<long>(first * width),
+                    grad_.begin() + static_cast<long>(last * width));
     env_.send(spec_.layout.server(s), std::move(m));
   }
 }

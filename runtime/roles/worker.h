@@ -18,6 +18,16 @@ namespace pstwin {
 ///      compute the mean gradient of a mini-batch of its partition, account its cost, push each
 ///      server its slice for clock c;
 ///   3. send kWorkerDone to the scheduler and return.
+/// Sparse models (JobSpec::sparse()) move only the keys a mini-batch touches (msg_flags::kKeyed):
+/// batch c is drawn before its pull, its sorted unique keys (Model::batch_keys) are split by
+/// server range, and each server gets a keyed kPull for its share (possibly no keys: the pull
+/// still waits for the consistency model). The gradient rows of those keys go back in a keyed
+/// kPush, followed at once by the keyed kPull for batch c+1, which is drawn before pushing; per
+/// pair FIFO delivery makes the server see the push first. (A separate pull costs one header;
+/// carrying the next keys inside the push would cost per-key flags on the union of both key
+/// sets, which is larger since consecutive batches share few keys.) Every server gets a push
+/// each clock, so the consistency model counts clocks as for dense models. The worker keeps
+/// only the touched rows, never the whole parameter vector.
 /// A mini-batch takes the next batch_size rows of the partition, reshuffled (with the node's Rng)
 /// at each pass. A non-finite mini-batch loss stops training: kAbort (flag kDiverged) goes to the
 /// scheduler. A kStop from the scheduler ends the loop early.
@@ -27,6 +37,14 @@ class Worker {
   void run();
 
  private:
+  /// A sparse model's mini-batch: its rows, their sorted unique keys, and where each server's
+  /// keys start in `keys` (server_begin[s] .. server_begin[s+1]).
+  struct KeyedBatch {
+    std::vector<std::uint32_t> rows;
+    std::vector<Key> keys;
+    std::vector<std::size_t> server_begin;
+  };
+
   /// Waits for the start message; false if kStop came first.
   bool await_start();
   /// Waits for every server's reply for `clock`; false on kStop. Sets read_version_.
@@ -36,16 +54,24 @@ class Worker {
   double compute_gradient();
   void push(std::int64_t clock, double loss, bool pull_after);
   std::vector<std::uint32_t> next_batch();
+  /// Sparse: draws the next mini-batch and its keys.
+  KeyedBatch next_keyed_batch();
+  /// Sparse: pushes the gradient rows of batch_'s keys for `clock`.
+  void push_keyed(std::int64_t clock, double loss);
+  /// Sparse: a keyed pull of b's keys to every server, for `clock`.
+  void send_keyed_pulls(const KeyedBatch& b, std::int64_t clock);
+  void abort_diverged(std::int64_t clock, double loss);
 
   Env& env_;
   const JobSpec& spec_;
   std::uint32_t index_;
   KernelBackend& kernels_;
   std::vector<KeyRange> ranges_;
-  std::vector<float> params_;
-  std::vector<float> grad_;
+  std::vector<float> params_;  // dense: the whole vector; sparse: batch_'s rows in key order
+  std::vector<float> grad_;    // the same shape as params_
   std::vector<std::uint32_t> order_;  // this worker's rows in the current pass's order
   std::size_t cursor_ = 0;
+  KeyedBatch batch_;  // sparse: the batch of the current clock
   std::int64_t read_version_ = 0;
   std::uint64_t next_request_ = 1;
 };

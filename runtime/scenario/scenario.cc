@@ -86,6 +86,12 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   if (o.has("data")) s.data = parse_data(o.at("data"), o.ptr("data"), base_dir);
   else if (!synthetic)
     throw ScenarioError(o.ptr("data"), "missing required key \"data\" (only a \"synthetic\" model needs none)");
+  // Ratings data feeds exactly the matrix-factorisation model, and it needs nothing else.
+  if (s.data && (s.model.type == "mf") != (s.data->format == "ratings")) {
+    if (s.model.type == "mf")
+      throw ScenarioError("/data/format", "model type \"mf\" needs format \"ratings\", got \"" + s.data->format + "\"");
+    throw ScenarioError("/model/type", "format \"ratings\" is for model type \"mf\", got \"" + s.model.type + "\"");
+  }
   s.training = parse_training(o.at("training"), o.ptr("training"), synthetic);
   s.cluster = parse_cluster(o.at("cluster"), o.ptr("cluster"));
   s.consistency = parse_consistency(o.at("consistency"), o.ptr("consistency"), s.cluster.workers);

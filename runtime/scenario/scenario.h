@@ -15,7 +15,9 @@ namespace pstwin {
 
 /// "data": where examples come from. Required unless the model is "synthetic".
 struct DataSection {
-  std::string format;        ///< "libsvm" or "idx"
+  std::string format;        ///< "libsvm", "idx" or "ratings"
+  std::string file;          ///< ratings only: the CSV file, split into train and test
+  double test_fraction = 0.1;  ///< ratings only: share of the ratings held out, in (0, 1)
   std::string train;         ///< libsvm: file; idx: images file
   std::string train_labels;  ///< idx only: labels file
   std::string test;
@@ -26,11 +28,15 @@ struct DataSection {
 
 /// "model".
 struct ModelSection {
-  std::string type;           ///< "logistic", "softmax" or "synthetic"
-  double l2 = 0.0;            ///< L2 coefficient lambda: loss + lambda/2 * ||w||^2 (biases excluded)
+  std::string type;           ///< "logistic", "softmax", "mlp" or "synthetic"
+  double l2 = 0.0;            ///< L2 coefficient lambda: loss + lambda/2 * ||w||^2 (biases excluded);
+                              ///< mf: lambda * (||row_u||^2 + ||row_i||^2) per rating (mf_model.h)
   std::uint64_t parameters = 0;        ///< synthetic: number of float32 parameters
   double flops_per_iteration = 0.0;    ///< synthetic: worker compute per iteration
   double bytes_per_iteration = 0.0;    ///< synthetic: worker memory traffic per iteration
+  std::vector<std::uint32_t> hidden;   ///< mlp: width of each hidden (ReLU) layer, input side first
+  std::uint64_t rank = 0;              ///< mf: length of the user and item factor vectors
+  double init_scale = 0.1;             ///< mf: factors start as init_scale * N(0, 1); biases at 0
 };
 
 /// "training".
@@ -38,8 +44,11 @@ struct TrainingSection {
   std::uint64_t iterations = 0;   ///< clocks per worker
   std::uint64_t batch_size = 0;   ///< examples per worker per iteration
   double learning_rate = 0.0;
-  std::string optimizer = "sgd";  ///< "sgd" or "momentum" (server-side)
+  std::string optimizer = "sgd";  ///< "sgd", "momentum", "adagrad" or "adam" (server-side)
   double momentum = 0.9;
+  double beta1 = 0.9;             ///< adam only, in [0, 1)
+  double beta2 = 0.999;           ///< adam only, in [0, 1)
+  double epsilon = 1e-8;          ///< adagrad and adam, > 0
   std::uint64_t eval_every = 10;  ///< evaluate each time the global clock passes a multiple
   std::optional<double> target_metric;  ///< for time-to-target
 };

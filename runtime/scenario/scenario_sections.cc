@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "runtime/errors.h"
 #include "runtime/scenario/json_fields.h"
@@ -74,11 +75,25 @@ HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
 }  // namespace
 
 DataSection parse_data(const json& v, const std::string& ptr, const std::string& base_dir) {
-  const Object o(v, ptr, {"format", "train", "test", "train_labels", "test_labels", "partition", "train_eval_rows"});
+  const Object o(v, ptr, {"format", "train", "test", "train_labels", "test_labels", "partition", "train_eval_rows",
+                          "file", "test_fraction"});
   DataSection d;
-  d.format = read_choice(o.at("format"), o.ptr("format"), {"libsvm", "idx"});
-  d.train = resolve_path(read_string(o.at("train"), o.ptr("train")), base_dir);
-  d.test = resolve_path(read_string(o.at("test"), o.ptr("test")), base_dir);
+  d.format = read_choice(o.at("format"), o.ptr("format"), {"libsvm", "idx", "ratings"});
+  if (d.format == "ratings") {
+    // One ratings CSV, split per rating into train and test with the scenario's seed.
+    const std::string msg = "format \"ratings\" reads one \"file\" and splits it by \"test_fraction\"";
+    for (const char* key : {"train", "test", "train_labels", "test_labels"}) o.forbid(key, msg);
+    d.file = resolve_path(read_string(o.at("file"), o.ptr("file")), base_dir);
+    if (o.has("test_fraction"))
+      d.test_fraction = read_number(o.at("test_fraction"), o.ptr("test_fraction"),
+                                    {.min = 0.0, .max = 1.0, .min_open = true, .max_open = true});
+  } else {
+    const std::string msg = "only allowed when data.format is \"ratings\"";
+    o.forbid("file", msg);
+    o.forbid("test_fraction", msg);
+    d.train = resolve_path(read_string(o.at("train"), o.ptr("train")), base_dir);
+    d.test = resolve_path(read_string(o.at("test"), o.ptr("test")), base_dir);
+  }
   if (d.format == "idx") {
     // IDX keeps images and labels in separate files; both splits need both.
     d.train_labels = resolve_path(read_string(o.at("train_labels"), o.ptr("train_labels")), base_dir);
@@ -94,10 +109,29 @@ DataSection parse_data(const json& v, const std::string& ptr, const std::string&
 }
 
 ModelSection parse_model(const json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"type", "l2", "parameters", "flops_per_iteration", "bytes_per_iteration"});
+  const Object o(v, ptr, {"type", "l2", "parameters", "flops_per_iteration", "bytes_per_iteration", "hidden",
+                          "rank", "init_scale"});
   ModelSection m;
-  m.type = read_choice(o.at("type"), o.ptr("type"), {"logistic", "softmax", "synthetic"});
+  m.type = read_choice(o.at("type"), o.ptr("type"), {"logistic", "softmax", "mlp", "mf", "synthetic"});
   if (o.has("l2")) m.l2 = read_number(o.at("l2"), o.ptr("l2"), {.min = 0.0});
+  if (m.type == "mf") {
+    // Matrix factorisation: factor length, and the spread of the random initial factors.
+    m.rank = read_uint(o.at("rank"), o.ptr("rank"), 1, 4096);
+    if (o.has("init_scale")) m.init_scale = read_number(o.at("init_scale"), o.ptr("init_scale"), {.min = 0.0});
+  } else {
+    o.forbid("rank", "only allowed when model.type is \"mf\"");
+    o.forbid("init_scale", "only allowed when model.type is \"mf\"");
+  }
+  if (m.type == "mlp") {
+    // Hidden layer widths, input side first: a non-empty list of positive integers.
+    constexpr std::uint64_t kMaxWidth = std::uint64_t{1} << 20;
+    const json& hidden = read_array(o.at("hidden"), o.ptr("hidden"), false);
+    for (std::size_t i = 0; i < hidden.size(); ++i)
+      m.hidden.push_back(static_cast<std::uint32_t>(
+          read_uint(hidden[i], child_pointer(o.ptr("hidden"), std::to_string(i)), 1, kMaxWidth)));
+  } else {
+    o.forbid("hidden", "only allowed when model.type is \"mlp\"");
+  }
   if (m.type == "synthetic") {
     m.parameters = read_uint(o.at("parameters"), o.ptr("parameters"), 1);
     if (o.has("flops_per_iteration"))
@@ -114,18 +148,32 @@ ModelSection parse_model(const json& v, const std::string& ptr) {
 
 TrainingSection parse_training(const json& v, const std::string& ptr, bool synthetic) {
   const Object o(v, ptr,
-                 {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "eval_every", "target_metric"});
+                 {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "beta1", "beta2", "epsilon",
+                  "eval_every", "target_metric"});
   TrainingSection t;
   t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1);
   // A synthetic model has no examples and no math, so these only matter for real models.
   if (!synthetic || o.has("batch_size")) t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1);
   if (!synthetic || o.has("learning_rate"))
     t.learning_rate = read_number(o.at("learning_rate"), o.ptr("learning_rate"), {.min = 0.0, .min_open = true});
-  if (o.has("optimizer")) t.optimizer = read_choice(o.at("optimizer"), o.ptr("optimizer"), {"sgd", "momentum"});
+  if (o.has("optimizer"))
+    t.optimizer = read_choice(o.at("optimizer"), o.ptr("optimizer"), {"sgd", "momentum", "adagrad", "adam"});
   if (o.has("momentum")) {
     if (t.optimizer != "momentum")
       throw ScenarioError(o.ptr("momentum"), "only allowed when training.optimizer is \"momentum\"");
     t.momentum = read_number(o.at("momentum"), o.ptr("momentum"), {.min = 0.0, .max = 1.0, .max_open = true});
+  }
+  // Adam's moment decays, and the epsilon of the adaptive optimizers (ServerOptimizer).
+  for (const auto& [key, field] : {std::pair{"beta1", &t.beta1}, std::pair{"beta2", &t.beta2}}) {
+    if (!o.has(key)) continue;
+    if (t.optimizer != "adam")
+      throw ScenarioError(o.ptr(key), "only allowed when training.optimizer is \"adam\"");
+    *field = read_number(o.at(key), o.ptr(key), {.min = 0.0, .max = 1.0, .max_open = true});
+  }
+  if (o.has("epsilon")) {
+    if (t.optimizer != "adagrad" && t.optimizer != "adam")
+      throw ScenarioError(o.ptr("epsilon"), "only allowed when training.optimizer is \"adagrad\" or \"adam\"");
+    t.epsilon = read_number(o.at("epsilon"), o.ptr("epsilon"), {.min = 0.0, .min_open = true});
   }
   if (o.has("eval_every")) t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1);
   if (o.has("target_metric")) t.target_metric = read_number(o.at("target_metric"), o.ptr("target_metric"));
