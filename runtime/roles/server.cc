@@ -67,8 +67,7 @@ void Server::run() {
           p.keyed = true;
           p.rows = local_rows(*msg);
         }
-        pending_.push_back(std::move(p));
-        serve_ready_pulls();
+        queue_pull(std::move(p));
         break;
       }
       case MsgType::kStop:
@@ -161,10 +160,10 @@ void Server::handle_push(Message m) {
       break;
   }
   // A keyed push-pull asks for the rows it pushed (the worker normally sends a kPull instead).
-  if (m.header.flags & msg_flags::kPullAfter)
-    pending_.push_back({sender, clock + 1, m.header.request_id, keyed, std::move(rows)});
   maybe_snapshot();
   serve_ready_pulls();
+  if (m.header.flags & msg_flags::kPullAfter)
+    queue_pull({sender, clock + 1, m.header.request_id, keyed, std::move(rows)});
 }
 
 void Server::apply_one(const Message& m, const std::vector<std::uint32_t>& rows,
@@ -254,7 +253,19 @@ void Server::record_staleness(std::int64_t staleness) {
   ++staleness_counts_[s];
 }
 
+void Server::queue_pull(PendingPull p) {
+  if (controller_.can_serve_pull(spec_.layout.worker_index(p.worker), p.clock))
+    send_pull_reply(p);
+  else
+    pending_.push_back(std::move(p));
+}
+
 void Server::serve_ready_pulls() {
+  // Whether a queued pull may be answered depends only on the shard clock (see
+  // ConsistencyController::can_serve_pull), so the queue needs a look only when that clock
+  // moved. Scanning on every push would cost W^2 per clock under BSP.
+  if (pending_.empty() || controller_.clock() == scanned_clock_) return;
+  scanned_clock_ = controller_.clock();
   std::size_t kept = 0;
   for (std::size_t i = 0; i < pending_.size(); ++i) {
     if (controller_.can_serve_pull(spec_.layout.worker_index(pending_[i].worker), pending_[i].clock))

@@ -55,6 +55,9 @@ class Server {
   void apply_one(const Message& m, const std::vector<std::uint32_t>& rows, std::int64_t staleness,
                  double scale);
   void record_staleness(std::int64_t staleness);
+  /// Answers `p` now if the consistency model allows, else queues it.
+  void queue_pull(PendingPull p);
+  /// Answers the queued pulls that the shard clock now allows.
   void serve_ready_pulls();
   void send_pull_reply(const PendingPull& p);
   void maybe_snapshot();
@@ -80,6 +83,7 @@ class Server {
   std::vector<bool> touched_;  // keyed BSP: rows of aggregate_ holding a sum (kept all-false between barriers)
   std::vector<PendingPull> pending_;
   std::int64_t last_snapshot_clock_ = -1;
+  std::int64_t scanned_clock_ = -1;  // shard clock at the last scan of pending_
   // Gradients applied since the last snapshot, by staleness.
   std::vector<std::uint32_t> staleness_counts_;
 };
