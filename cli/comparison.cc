@@ -115,9 +115,17 @@ int report_comparison(const Scenario& scenario, const std::string& out,
     }
     summaries.push_back(s);
   }
-  write_comparison_csv(out + "/comparison.csv", summaries);
-  std::cout << "scenario " << scenario.name << ": " << scenario.cluster.workers << " workers, "
-            << scenario.cluster.servers << " servers";
+  try {
+    write_comparison_csv(out + "/comparison.csv", summaries);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin: " << e.what() << "\n";
+    all_ok = false;
+  }
+  auto count = [](std::uint32_t n, const char* what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+  };
+  std::cout << "scenario " << scenario.name << ": " << count(scenario.cluster.workers, "worker")
+            << ", " << count(scenario.cluster.servers, "server");
   if (scenario.training.target_metric)
     std::cout << ", target test metric " << *scenario.training.target_metric;
   std::cout << "\n\n";

@@ -29,7 +29,7 @@ int simulate_command(const std::vector<std::string>& args) {
   add_scenario_options(desc, pos);
   desc.add_options()
       ("out,o", po::value<std::string>(), "output folder")
-      ("jobs,j", po::value<unsigned>(), "variants to run at once (default: number of cores)")
+      ("jobs,j", po::value<int>(), "variants to run at once (default: number of cores)")
       ("quiet,q", "no progress line");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
@@ -38,8 +38,9 @@ int simulate_command(const std::vector<std::string>& args) {
   if (!scenario) return 2;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   if (vm->count("jobs")) {
-    jobs = (*vm)["jobs"].as<unsigned>();
-    if (jobs == 0) {
+    const int requested = (*vm)["jobs"].as<int>();
+    jobs = requested > 0 ? static_cast<unsigned>(requested) : 0;
+    if (requested < 1) {
       std::cerr << "pstwin: --jobs must be at least 1\n";
       return 2;
     }

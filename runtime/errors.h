@@ -20,18 +20,25 @@ class ScenarioError : public std::runtime_error {
   std::string pointer_;
 };
 
-/// A data file is unreadable or malformed. what() reads "<file>:<line>: <message>"
-/// (line 0 when the problem is not tied to a line, e.g. a bad IDX header).
+/// A data file is unreadable or malformed. what() reads "<file>:<line>: <message>", or
+/// "<file>: <message>" when the problem is not tied to a line (line 0: a bad IDX header).
 class DataError : public std::runtime_error {
  public:
   DataError(std::string file, std::uint64_t line, const std::string& message)
-      : std::runtime_error(file + ":" + std::to_string(line) + ": " + message),
+      : std::runtime_error(describe(file, line, message)),
         file_(std::move(file)),
         line_(line) {}
   const std::string& file() const { return file_; }
   std::uint64_t line() const { return line_; }
 
  private:
+  // Built with append: GCC 12 warns falsely (-Wrestrict) about chained operator+ here.
+  static std::string describe(const std::string& file, std::uint64_t line, const std::string& message) {
+    std::string s(file);
+    if (line) s.append(":").append(std::to_string(line));
+    return s.append(": ").append(message);
+  }
+
   std::string file_;
   std::uint64_t line_;
 };

@@ -23,9 +23,23 @@ void shuffle(std::vector<std::uint32_t>& v, Rng& rng) {
 }
 }  // namespace
 
+namespace {
+// Every server must own at least one key: an empty shard never sees a push, so its clock, and
+// with it every evaluation, would stay at 0.
+void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys) {
+  if (scenario.cluster.servers > keys)
+    throw ScenarioError("/cluster/servers",
+                        std::to_string(scenario.cluster.servers) + " servers for a model of " +
+                            std::to_string(keys) + " keys; every server needs at least one");
+}
+}  // namespace
+
 PreparedTraining prepare_training(const Scenario& scenario) {
   PreparedTraining p;
-  if (scenario.model.type == "synthetic") return p;
+  if (scenario.model.type == "synthetic") {
+    check_servers_have_keys(scenario, scenario.model.parameters);
+    return p;
+  }
   const DataSection& d = *scenario.data;
   if (d.format == "ratings") {
     RatingsSplit split =
@@ -48,6 +62,16 @@ PreparedTraining prepare_training(const Scenario& scenario) {
                                           : make_model(scenario.model, features, classes);
   } catch (const std::invalid_argument& e) {
     throw ScenarioError("/model/type", e.what());
+  }
+
+  check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
+  if (const auto& target = scenario.training.target_metric) {
+    const bool accuracy = metric_goal(p).name == "accuracy";
+    if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
+      throw ScenarioError("/training/target_metric",
+                          "a target " + metric_goal(p).name + " must be " +
+                              (accuracy ? "in (0, 1]" : "positive") + ", got " +
+                              std::to_string(*target));
   }
 
   const std::uint32_t workers = scenario.cluster.workers;

@@ -117,7 +117,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   write_summary(dir, summary);
   const bool completed = summary["completed"].get<bool>();
   if (!completed)
-    throw std::runtime_error("variant " + variant.name + " failed: " + summary["reason"].get<std::string>());
+    throw std::runtime_error(summary["reason"].get<std::string>());
   return summary;
 }
 

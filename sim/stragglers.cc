@@ -16,6 +16,7 @@ StragglerModel::StragglerModel(const std::vector<StragglerSpec>& specs, std::uin
   for (std::uint32_t w = 0; w < workers; ++w)
     workers_.push_back(WorkerState{Rng(Rng::derive_seed(seed, w, kStragglerStream)),
                                    std::vector<std::uint64_t>(specs.size(), 0),
+                                   std::vector<bool>(specs.size(), false),
                                    std::vector<bool>(specs.size(), false)});
 }
 
@@ -43,6 +44,11 @@ double StragglerModel::next_factor(std::uint32_t w, double now_s, MetricsSink& s
       case StragglerSpec::Kind::kTransient: {
         const double u = st.rng.uniform();
         if (!applies(s, w)) break;
+        if (st.transient_left[i] == 0 && st.transient_ending[i]) {
+          // The episode's last slowed iteration ended when this one began.
+          st.transient_ending[i] = false;
+          sink.event(now_s, "straggler_end", {{"worker", w}, {"kind", "transient"}});
+        }
         if (st.transient_left[i] == 0 && u < s.probability) {
           st.transient_left[i] = s.iterations;
           sink.event(now_s, "straggler_start",
@@ -51,7 +57,7 @@ double StragglerModel::next_factor(std::uint32_t w, double now_s, MetricsSink& s
         }
         if (st.transient_left[i] > 0) {
           factor *= s.factor;
-          --st.transient_left[i];
+          if (--st.transient_left[i] == 0) st.transient_ending[i] = true;
         }
         break;
       }

@@ -29,6 +29,7 @@ class StragglerModel {
     Rng rng;
     std::vector<std::uint64_t> transient_left;  // per spec: iterations of slowdown remaining
     std::vector<bool> in_window;                // per spec: inside a "slow" window last time
+    std::vector<bool> transient_ending;         // per spec: an episode ended with the last draw
   };
   static bool applies(const StragglerSpec& s, std::uint32_t w);
 

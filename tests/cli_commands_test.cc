@@ -51,6 +51,28 @@ TEST(Cli, MalformedDataFileExitsWithStatus2NamingFileAndLine) {
   EXPECT_NE(r.output.find("train.svm:2001"), std::string::npos) << r.output;
 }
 
+TEST(Cli, MoreServersThanKeysIsRejectedBeforeRunning) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));  // 20 features + bias = 21 keys
+  const auto r = run_pstwin("simulate " + dir + "/toy.json --set /cluster/servers=22 --out " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/cluster/servers: 22 servers for a model of 21 keys"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(run_pstwin("simulate " + dir + "/toy.json --quiet --set /cluster/servers=21 --out " + dir +
+                       "/ok").exit_code,
+            0);
+}
+
+TEST(Cli, AccuracyTargetOutsideZeroToOneIsRejected) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  for (const char* target : {"1.5", "-1", "0"}) {
+    const auto r = run_pstwin("simulate " + dir + "/toy.json --set /training/target_metric=" + target);
+    EXPECT_EQ(r.exit_code, 2) << target << "\n" << r.output;
+    EXPECT_NE(r.output.find("/training/target_metric"), std::string::npos) << r.output;
+  }
+}
+
 TEST(Cli, UnknownCommandAndFlagExitWithStatus2) {
   EXPECT_EQ(run_pstwin("frobnicate").exit_code, 2);
   const std::string dir = fresh_dir();
@@ -59,6 +81,7 @@ TEST(Cli, UnknownCommandAndFlagExitWithStatus2) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("no-such-flag"), std::string::npos) << r.output;
   EXPECT_EQ(run_pstwin("simulate " + dir + "/toy.json --jobs 0").exit_code, 2);
+  EXPECT_EQ(run_pstwin("simulate " + dir + "/toy.json --jobs -1").exit_code, 2);
 }
 
 TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {

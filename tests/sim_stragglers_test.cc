@@ -59,6 +59,7 @@ TEST(Stragglers, TransientLastsItsIterations) {
   CountingSink sink;
   for (int i = 0; i < 9; ++i) EXPECT_EQ(m.next_factor(0, i, sink), 2.0);
   EXPECT_EQ(sink.starts, 3);  // a new episode starts each time the previous one ends
+  EXPECT_EQ(sink.ends, 2);    // ...and each ending is reported when the next iteration begins
 }
 
 TEST(Stragglers, SlowWorkersOnlyInTheirWindowAndOnlyThem) {

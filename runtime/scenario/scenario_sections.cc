@@ -16,6 +16,10 @@ using namespace scenario_json;
 
 namespace {
 
+constexpr std::uint64_t kMaxIterations = 1'000'000'000;
+constexpr std::uint64_t kMaxBatchSize = 1'000'000'000;
+
+
 /// A data path as written, or rewritten against `base_dir` when only that one exists. Running
 /// `pstwin run scenarios/x.json` from the repository root and from scenarios/ then both work;
 /// a path that exists nowhere is kept so the data loader names it as the user wrote it.
@@ -151,9 +155,11 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
                  {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "beta1", "beta2", "epsilon",
                   "eval_every", "target_metric"});
   TrainingSection t;
-  t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1);
+  // Clocks are signed 64-bit on the wire; a billion iterations is far past any real job.
+  t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1, kMaxIterations);
   // A synthetic model has no examples and no math, so these only matter for real models.
-  if (!synthetic || o.has("batch_size")) t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1);
+  if (!synthetic || o.has("batch_size"))
+    t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1, kMaxBatchSize);
   if (!synthetic || o.has("learning_rate"))
     t.learning_rate = read_number(o.at("learning_rate"), o.ptr("learning_rate"), {.min = 0.0, .min_open = true});
   if (o.has("optimizer"))
@@ -175,14 +181,16 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
       throw ScenarioError(o.ptr("epsilon"), "only allowed when training.optimizer is \"adagrad\" or \"adam\"");
     t.epsilon = read_number(o.at("epsilon"), o.ptr("epsilon"), {.min = 0.0, .min_open = true});
   }
-  if (o.has("eval_every")) t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1);
+  if (o.has("eval_every"))
+    t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1, kMaxIterations);
   if (o.has("target_metric")) t.target_metric = read_number(o.at("target_metric"), o.ptr("target_metric"));
   return t;
 }
 
 ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   const Object o(v, ptr, {"workers", "servers", "worker", "server"});
-  constexpr std::uint64_t kMaxNodes = std::numeric_limits<std::uint32_t>::max();
+  // Node ids are 32-bit; a million of each kind is far past any cluster we can simulate.
+  constexpr std::uint64_t kMaxNodes = 1'000'000;
   ClusterSection c;
   c.workers = static_cast<std::uint32_t>(read_uint(o.at("workers"), o.ptr("workers"), 1, kMaxNodes));
   c.servers = static_cast<std::uint32_t>(read_uint(o.at("servers"), o.ptr("servers"), 1, kMaxNodes));

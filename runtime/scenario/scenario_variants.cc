@@ -51,6 +51,9 @@ ConsistencyVariant parse_variant(const json& v, const std::string& ptr, std::uin
     c.backup_workers = static_cast<std::int32_t>(b);
   }
   out.name = o.has("name") ? read_name(o.at("name"), o.ptr("name")) : default_name(c);
+  // A variant's folder sits beside the files of the whole comparison.
+  if (out.name == "comparison.csv" || out.name == "report.md" || out.name.ends_with(".png"))
+    throw ScenarioError(o.ptr("name"), "\"" + out.name + "\" is the name of an output file; choose another");
   return out;
 }
 
