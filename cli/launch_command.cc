@@ -115,7 +115,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     if (remote) {
       // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
       std::string command = "cd " + shell_quote(cwd) + " && exec";
-      for (const auto& a : node) command += " " + shell_quote(a);
+      for (const auto& a : node) command.append(" ").append(shell_quote(a));
       node = {s.ssh_command, placement[r], command};
     }
     pids.push_back(spawn(node));

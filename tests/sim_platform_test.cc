@@ -10,7 +10,9 @@ namespace {
 using namespace testing_support;
 
 double sim_time(const nlohmann::json& scenario) {
-  const std::string dir = fresh_dir("-" + std::to_string(std::hash<std::string>{}(scenario.dump())));
+  std::string tag("-");
+  tag.append(std::to_string(std::hash<std::string>{}(scenario.dump())));
+  const std::string dir = fresh_dir(tag);
   const auto out = simulate(dir, scenario);
   return read_json(out + "/bsp/summary.json")["sim_time_s"].get<double>();
 }
