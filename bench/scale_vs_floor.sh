@@ -24,7 +24,7 @@ trap 'rm -rf "$out"' EXIT
 # The floor: 1 Tflop/s hosts, 10 Gbit/s links, 10 us latency; worker compute 1e10 flops/round.
 /usr/bin/time -f "%e %M" -o "$out/floor.time" "$FLOOR_BIN" "$W" "$S" "$R" "$P" >"$out/floor.log" 2>&1
 # pstwin: scenarios/scale-synthetic.json has the same platform and per-iteration work.
-/usr/bin/time -f "%e %M" -o "$out/pstwin.time" build/cli/pstwin simulate scenarios/scale-synthetic.json \
+/usr/bin/time -f "%e %M" -o "$out/pstwin.time" "$BUILD/cli/pstwin" simulate scenarios/scale-synthetic.json \
   --quiet --jobs 1 --out "$out/run" --set /cluster/workers="$W" --set /cluster/servers="$S" \
   --set /training/iterations="$R" --set /model/parameters="$P" >"$out/pstwin.log" 2>&1
 
