@@ -59,6 +59,14 @@ TEST(Launch, BspParitySoftmax) {
   expect_parity(dir, toy_bsp(dir, "softmax"));
 }
 
+TEST(Launch, BspParityMlp) {
+  const std::string dir = fresh_dir();
+  auto scenario = toy_bsp(dir, "mlp");
+  scenario["model"]["hidden"] = {8, 4};
+  scenario["training"]["learning_rate"] = 0.1;
+  expect_parity(dir, scenario);
+}
+
 TEST(Launch, BspParityOnA9a) {
   if (!std::filesystem::exists(PSTWIN_SOURCE_DIR "/../shared/data/a9a/a9a"))
     GTEST_SKIP() << "a9a not found beside the checkout (../shared/data/a9a)";
