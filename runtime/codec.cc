@@ -135,10 +135,18 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
 std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
 
 std::vector<std::uint8_t> encode(const Message& msg) {
+  std::vector<std::uint8_t> out(encoded_size(msg));
+  encode_into(msg, out.data(), out.size());
+  return out;
+}
+
+std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity) {
   const KeyMode mode = key_mode_of(msg);
-  // Zero-initialised, which is also what virtual values are sent as.
-  std::vector<std::uint8_t> out(encoded_size_for(msg, mode));
-  std::uint8_t* p = out.data();
+  const std::size_t size = encoded_size_for(msg, mode);
+  if (capacity < size)
+    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": needs " +
+                        std::to_string(size) + " bytes, the buffer has " + std::to_string(capacity));
+  std::uint8_t* p = out;
   const MessageHeader& h = msg.header;
 
   std::memcpy(p, kMagic, 4);
@@ -169,14 +177,17 @@ std::vector<std::uint8_t> encode(const Message& msg) {
     p += 8;
   }
   store_array(p, msg.values.data(), msg.values.size());
-  p += (msg.values.size() + msg.virtual_values) * 4;
+  p += msg.values.size() * 4;
+  // Virtual values travel as zeros.
+  if (msg.virtual_values > 0) std::memset(p, 0, msg.virtual_values * 4);
+  p += msg.virtual_values * 4;
   store_array(p, msg.lengths.data(), msg.lengths.size());
   p += msg.lengths.size() * 4;
   if (!msg.data.empty()) std::memcpy(p, msg.data.data(), msg.data.size());
   p += msg.data.size();
 
-  store_u32(p, crc32_of(out.data(), out.size() - kCrcBytes));
-  return out;
+  store_u32(p, crc32_of(out, size - kCrcBytes));
+  return size;
 }
 
 // ---- decoding --------------------------------------------------------------------------------

@@ -45,6 +45,11 @@ inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 /// be empty or one per key. Virtual values are written as zeros.
 std::vector<std::uint8_t> encode(const Message& msg);
 
+/// Encodes `msg` into out[0..encoded_size(msg)), so a transport can encode straight into its own
+/// frame buffer. Throws ProtocolError as encode() does, and when `capacity` is smaller than
+/// encoded_size(msg). Returns the number of bytes written.
+std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity);
+
 /// The exact number of bytes encode(msg) produces, computed without encoding (O(keys) to detect a
 /// contiguous range). The simulation charges this size on the network.
 std::size_t encoded_size(const Message& msg);
