@@ -25,7 +25,8 @@ enum class MsgType : std::uint8_t {
   kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
   kSnapshot = 5,    ///< server -> scheduler: the shard's parameters (values, whole shard) at
                     ///< shard clock `clock`, and the staleness histogram of the gradients applied
-                    ///< since its previous snapshot: keys = staleness values, lengths = counts
+                    ///< since its previous snapshot: keys = staleness values, lengths = counts;
+                    ///< request_id = the server's Env::now() in microseconds when taken
   kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
   kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free

@@ -96,6 +96,12 @@ TEST(Launch, AspAndSspOverZeroMqCompleteInTheSimulatedAccuracyBand) {
     EXPECT_EQ(real["updates"], 240) << v;
     EXPECT_NEAR(real["final_test_metric"].get<double>(), sim["final_test_metric"].get<double>(), 0.03) << v;
     EXPECT_LE(real["staleness_max"].get<int>(), std::string(v) == "ssp2" ? 2 : 1000) << v;
+    // Every evaluation is kept (clocks 0, 10, ..., 60), however late the scheduler gets to it,
+    // and time 0 is the start of training, not of the processes.
+    const std::string csv = read_file(dir + "/zmq/" + v + "/metrics.csv");
+    EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 1 + 7) << csv;
+    const std::string first_row = csv.substr(csv.find('\n') + 1);
+    EXPECT_LT(std::stod(first_row.substr(0, first_row.find(','))), 0.5) << csv;
   }
   EXPECT_TRUE(std::filesystem::exists(dir + "/zmq/comparison.csv"));
 }

@@ -174,6 +174,10 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     router_.send(zmq::buffer(identity_of[id]), zmq::send_flags::sndmore);
     router_.send(zmq::buffer(bytes), zmq::send_flags::none);
   }
+  // Time 0 of the job is the end of the rendezvous, on every node (each resets its clock when
+  // the address book arrives, one network hop later), so start-up and data loading are not
+  // counted and the servers' snapshot times agree with the scheduler's to within that hop.
+  start_ = std::chrono::steady_clock::now();
 }
 
 void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
@@ -213,6 +217,7 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
   book[0] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
   became(id, std::move(book));
+  start_ = std::chrono::steady_clock::now();  // the job's time 0 (see host_registration)
 }
 
 zmq::socket_t& ZmqEnv::peer(NodeId to) {

@@ -48,6 +48,8 @@ class ZmqEnv : public Env {
   /// Same, with the host replaced by `host`, as others should dial it.
   std::string advertised(const std::string& host) const;
 
+  /// now() counts from the end of the rendezvous (before it, from construction).
+  ///
   /// Scheduler side of the rendezvous: waits for `servers` + `workers` kRegister messages
   /// (data: {"role", "address"}), gives servers ids 1..S and workers S+1..S+W in arrival order,
   /// and answers each with kAddressBook. Becomes node 0. Throws std::runtime_error naming how

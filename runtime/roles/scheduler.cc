@@ -90,8 +90,10 @@ void Scheduler::run() {
                       final_.params.begin() + static_cast<long>(r.begin * spec_.values_per_key()));
           }
           final_clock = finals == 0 ? m->header.clock : std::min(final_clock, m->header.clock);
+          final_.time_s = std::max(final_.time_s, snapshot_time(*m));
           ++finals;
-        } else if (!stopping_) {
+        } else if (!diverged_) {
+          // Snapshots still in flight when the workers finished are evaluated too.
           handle_snapshot(*m);
         }
         break;
@@ -117,8 +119,13 @@ void Scheduler::run() {
                             std::to_string(m->header.sender));
     }
   }
-  if (!diverged_ && final_clock != last_eval_clock_) evaluate(final_clock, final_.params);
+  if (!diverged_ && final_clock != last_eval_clock_)
+    evaluate(final_clock, final_.params, final_.time_s);
   env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
+}
+
+double Scheduler::snapshot_time(const Message& m) {
+  return static_cast<double>(m.header.request_id) * 1e-6;
 }
 
 void Scheduler::absorb_staleness(const Message& m) {
@@ -146,10 +153,12 @@ void Scheduler::handle_snapshot(const Message& m) {
       throw ProtocolError("scheduler: snapshot size does not match its range");
     std::copy(m.values.begin(), m.values.end(), a.params.begin() + static_cast<long>(r.begin * w));
   }
+  a.time_s = std::max(a.time_s, snapshot_time(m));
   if (++a.shards < spec_.layout.servers) return;
   std::vector<float> params = std::move(a.params);
+  const double time_s = a.time_s;
   assemblies_.erase(clock);
-  if (!evaluate(clock, params)) {
+  if (!evaluate(clock, params, time_s)) {
     diverged_ = true;
     reason_ = "training diverged: non-finite loss at global clock " + std::to_string(clock);
     env_.metrics().event(env_.now(), "diverged", {{"clock", clock}});
@@ -157,10 +166,10 @@ void Scheduler::handle_snapshot(const Message& m) {
   }
 }
 
-bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params) {
+bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, double time_s) {
   last_eval_clock_ = clock;
   EvalRow row;
-  row.time_s = env_.now();
+  row.time_s = time_s;
   row.clock = clock;
   if (spec_.synthetic) {
     row.train_loss = row.test_loss = row.test_metric = std::nan("");
@@ -187,7 +196,7 @@ bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params) {
 
 void Scheduler::stop_all(bool include_workers) {
   stopping_ = true;
-  assemblies_.clear();
+  if (include_workers) assemblies_.clear();  // diverged: nothing more is worth evaluating
   for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
     Message m;
     m.header.type = MsgType::kStop;

@@ -39,15 +39,18 @@ class Scheduler {
   struct Assembly {
     std::vector<float> params;
     std::uint32_t shards = 0;
+    double time_s = 0.0;  // when the last shard reached the clock (latest snapshot stamp)
   };
 
   void start_job();
   /// Adds a snapshot; returns true when the snapshot completed an assembly that was evaluated.
   void handle_snapshot(const Message& m);
+  /// When the server took snapshot `m` (seconds, its Env::now()).
+  static double snapshot_time(const Message& m);
   /// Reports a snapshot's staleness histogram (and, from shard 0, the update count).
   void absorb_staleness(const Message& m);
   /// Evaluates `params` at global clock `clock` and records the row. Returns false if diverged.
-  bool evaluate(std::int64_t clock, const std::vector<float>& params);
+  bool evaluate(std::int64_t clock, const std::vector<float>& params, double time_s);
   void stop_all(bool include_workers);
 
   Env& env_;

@@ -314,6 +314,9 @@ void Server::send_snapshot(bool final) {
   snap.header.shard = index_;
   snap.header.clock = controller_.clock();
   snap.header.version = controller_.clock();
+  // When the shard reached this clock: the evaluation's time, however late the scheduler gets
+  // to it.
+  snap.header.request_id = static_cast<std::uint64_t>(std::max(0.0, env_.now()) * 1e6);
   if (!synthetic_) snap.values = params_;
   // The scheduler turns these into the run's staleness and update counts, in every environment.
   for (std::size_t s = 0; s < staleness_counts_.size(); ++s) {
