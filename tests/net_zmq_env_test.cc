@@ -162,6 +162,22 @@ TEST(ZmqEnv, OnlyHoldersOfTheJobKeyCanConnect) {
   EXPECT_TRUE(nodes.server->recv(5.0));
 }
 
+TEST(ZmqEnv, ANodeTooManyIsTurnedAwayWithAReason) {
+  TwoNodes nodes(std::nullopt);  // the job: a scheduler and one server, already started
+  NullSink sink;
+  ZmqEnv extra(ZmqOptions{}, 1, sink);
+  auto serving = std::async(std::launch::async, [&] { return nodes.scheduler->recv(2.0); });
+  try {
+    extra.join(nodes.scheduler->endpoint(), "server", extra.endpoint(), 5.0);
+    FAIL() << "an extra server joined";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("turned this node away: the job has already started"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_FALSE(serving.get());
+}
+
 TEST(ZmqEnv, SchedulerWaitsOnlyAsLongAsItsTimeout) {
   NullSink sink;
   ZmqEnv scheduler(ZmqOptions{}, 1, sink);

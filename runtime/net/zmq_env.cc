@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -16,7 +17,15 @@ constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node
 
 int to_ms(double seconds) { return static_cast<int>(seconds * 1000.0); }
 
-std::string node_identity(NodeId id) { return "n" + std::to_string(id); }
+/// "5 s", "0.5 s": seconds as people write them.
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  out << s << " s";
+  return out.str();
+}
+
+// Strings here are built with append: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
+std::string node_identity(NodeId id) { return std::string("n").append(std::to_string(id)); }
 
 /// The node id in a data identity "n<id>", or nullopt for anything else.
 std::optional<NodeId> parse_node_identity(const std::string& identity) {
@@ -123,15 +132,21 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
   std::uint32_t next_server = 1, next_worker = 1 + servers;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  auto refuse = [this](const std::string& identity, const std::string& why) {
+    refuse_registration(identity, why);
+  };
   while (next_server <= servers || next_worker < nodes) {
     const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
     auto raw = left > 0 ? receive_raw(left) : std::nullopt;
-    if (!raw)
-      throw std::runtime_error(
+    if (!raw) {
+      const std::string why =
           "only " + std::to_string(next_server - 1) + " of " + std::to_string(servers) +
           " servers and " + std::to_string(next_worker - 1 - servers) + " of " +
-          std::to_string(workers) + " workers registered within " + std::to_string(timeout_s) +
-          " s");
+          std::to_string(workers) + " workers registered within " + format_seconds(timeout_s);
+      for (NodeId id = 1; id < nodes; ++id)
+        if (!identity_of[id].empty()) refuse(identity_of[id], "the job did not start: " + why);
+      throw std::runtime_error(why);
+    }
     const std::string& who = raw->first;
     Message m;
     try {
@@ -158,7 +173,11 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     if (role == "server" && next_server <= servers) id = next_server++;
     else if (role == "worker" && next_worker < nodes) id = next_worker++;
     else {
-      reject(printable(who), "registration as '" + role + "' refused: not expected or already full");
+      const std::string why = role == "server" || role == "worker"
+                                  ? "the job already has all its " + role + "s"
+                                  : "unknown role '" + role + "'";
+      reject(printable(who), "registration refused: " + why);
+      refuse(who, "registration refused: " + why);
       continue;
     }
     book[id] = address;
@@ -180,11 +199,23 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
   start_ = std::chrono::steady_clock::now();
 }
 
+void ZmqEnv::refuse_registration(const std::string& identity, const std::string& why) {
+  // An address book that carries only an error: the node exits saying why, not timing out.
+  Message reply;
+  reply.header.type = MsgType::kAddressBook;
+  reply.data = nlohmann::json{{"error", why}}.dump();
+  const auto bytes = encode(reply);
+  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+}
+
 void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
                   const std::string& my_address, double timeout_s) {
   zmq::socket_t dealer(context_, zmq::socket_type::dealer);
   std::random_device entropy;
-  dealer.set(zmq::sockopt::routing_id, "r" + std::to_string(entropy()) + std::to_string(entropy()));
+  std::string identity("r");
+  identity.append(std::to_string(entropy())).append(std::to_string(entropy()));
+  dealer.set(zmq::sockopt::routing_id, identity);
   dealer.set(zmq::sockopt::linger, 0);
   secure_client(dealer);
   dealer.connect(scheduler_endpoint);
@@ -198,8 +229,8 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   zmq::message_t frame;
   if (!(item.revents & ZMQ_POLLIN) || !dealer.recv(frame, zmq::recv_flags::dontwait))
     throw std::runtime_error("cannot reach the scheduler at " + scheduler_endpoint + " within " +
-                             std::to_string(timeout_s) +
-                             " s (is it running, and does this node have the job's key?)");
+                             format_seconds(timeout_s) +
+                             " (is it running, and does this node have the job's key?)");
   Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size(),
                          options_.max_message_bytes);
   if (reply.header.type != MsgType::kAddressBook)
@@ -209,6 +240,9 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   std::vector<std::string> book;
   try {
     const auto j = nlohmann::json::parse(reply.data);
+    if (j.contains("error"))
+      throw std::runtime_error("the scheduler at " + scheduler_endpoint + " turned this node away: " +
+                               j["error"].get<std::string>());
     id = j.at("id").get<NodeId>();
     book = j.at("nodes").get<std::vector<std::string>>();
   } catch (const nlohmann::json::exception& e) {
@@ -246,7 +280,7 @@ void ZmqEnv::send(NodeId to, Message msg) {
   if (!peer(to).send(frame, zmq::send_flags::none))
     throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
                              std::to_string(to) + " at " + book_[to] + " timed out after " +
-                             std::to_string(options_.send_timeout_s) + " s");
+                             format_seconds(options_.send_timeout_s));
   bytes_sent_ += size;
   ++messages_sent_;
 }
@@ -260,6 +294,12 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     auto raw = receive_raw(left);
     if (!raw) return std::nullopt;
     const auto sender = parse_node_identity(raw->first);
+    if (self_ == 0 && !raw->first.empty() && raw->first[0] == 'r') {
+      // A node registering after the job started: one too many, or a restarted one.
+      reject(printable(raw->first), "registration after the job started");
+      refuse_registration(raw->first, "the job has already started with all its nodes");
+      continue;
+    }
     if (!sender || *sender >= book_.size() || *sender == self_) {
       reject(printable(raw->first), "not a node of this job");
       continue;

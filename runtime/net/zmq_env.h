@@ -87,6 +87,7 @@ class ZmqEnv : public Env {
   zmq::socket_t& peer(NodeId to);
   void secure_client(zmq::socket_t& s) const;
   void became(NodeId id, std::vector<std::string> book);
+  void refuse_registration(const std::string& identity, const std::string& why);
 
   ZmqOptions options_;
   std::uint64_t seed_;
