@@ -47,6 +47,20 @@ X_AXES = {"time": ("time_s", "simulated time (s)"),
           "clock": ("clock", "global clock (iterations)")}
 
 
+def x_axis(run, axis):
+    """Column and label of an x axis; runs from `pstwin launch` are timed by the wall clock."""
+    xcol, xlabel = X_AXES[axis]
+    envs = {v["summary"].get("environment", "simulated") for v in run["variants"]}
+    if axis == "time" and envs and "simulated" not in envs:
+        xlabel = "wall-clock time since training began (s)"
+    return xcol, xlabel
+
+
+def loss_label(run):
+    """What the loss column holds: mean squared error for matrix factorisation."""
+    return "loss (mean squared error)" if metric_name(run) == "rmse" else "loss (cross-entropy)"
+
+
 def metric_name(run):
     """The runs' test metric as summary.json names it ("accuracy", "rmse"); accuracy if unsaid."""
     for v in run["variants"]:
@@ -187,7 +201,7 @@ def save(fig, outpath):
 def plot_metric(run, axis, outpath):
     """Test metric (accuracy or RMSE) per variant, with the target line and time-to-target
     markers."""
-    xcol, xlabel = X_AXES[axis]
+    xcol, xlabel = x_axis(run, axis)
     fig, ax = plt.subplots(figsize=(8, 5))
     targets = set()
     for i, v in enumerate(run["variants"]):
@@ -213,7 +227,7 @@ def plot_metric(run, axis, outpath):
 
 def plot_loss(run, axis, outpath):
     """Train (solid) and test (dashed) loss per variant; log scale when the range is wide."""
-    xcol, xlabel = X_AXES[axis]
+    xcol, xlabel = x_axis(run, axis)
     fig, ax = plt.subplots(figsize=(8, 5))
     values = []
     for i, v in enumerate(run["variants"]):
@@ -230,7 +244,7 @@ def plot_loss(run, axis, outpath):
     if positive and len(positive) == len(values) and max(positive) / min(positive) > 1e3:
         ax.set_yscale("log")
     legend_extras(ax, run, with_target=False)
-    ax.set(xlabel=xlabel, ylabel="loss (cross-entropy)",
+    ax.set(xlabel=xlabel, ylabel=loss_label(run),
            title=f"{run['scenario']}: loss vs {xlabel.split(' (')[0]}")
     ax.grid(alpha=0.3)
     ax.legend(fontsize="small", ncol=2)
