@@ -11,6 +11,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/device_option.h"
 #include "cli/hostfile.h"
 #include "cli/scenario_options.h"
 #include "runtime/net/curve_keys.h"
@@ -26,7 +27,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
-    "                     [--insecure | --key-file FILE]\n"
+    "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda]\n"
     "Runs every consistency variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
@@ -44,6 +45,7 @@ struct LaunchSettings {
   std::string ssh_command = "ssh";
   std::string scheduler_host;
   unsigned port = 0;
+  std::string device = "cpu";  // what every node computes with: resolved here unless remote
 };
 
 /// Arguments of `pstwin node` common to every role of a variant.
@@ -51,7 +53,8 @@ std::vector<std::string> node_args(const LaunchSettings& s, const std::string& v
                                    const std::string& key_file) {
   std::vector<std::string> a = {self_executable(), "node", "--variant", variant,
                                 "--connect-timeout", std::to_string(s.connect_timeout_s),
-                                "--stall-timeout", std::to_string(s.stall_timeout_s)};
+                                "--stall-timeout", std::to_string(s.stall_timeout_s),
+                                "--device", s.device};
   if (s.insecure) a.push_back("--insecure");
   else a.insert(a.end(), {"--key-file", key_file});
   for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
@@ -143,6 +146,7 @@ int launch_command(const std::vector<std::string>& args) {
       ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds for nodes to find each other")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+  add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
@@ -183,6 +187,18 @@ int launch_command(const std::vector<std::string>& args) {
   const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
                                            : (scenario->output.dir.empty() ? "runs/" + scenario->name
                                                                            : scenario->output.dir);
+  // Local roles all compute on what this machine offers, decided once here (auto included);
+  // remote nodes each decide for themselves, on their own hardware.
+  const auto device = requested_device(*vm, scenario->training.device, "launch");
+  if (!device) return 2;
+  s.device = *device;
+  if (s.hosts.empty()) {
+    std::string chosen;
+    const auto resolved = resolve_device(*device, "launch", &chosen);
+    if (!resolved) return 2;
+    s.device = *resolved;
+    std::cerr << "launch: kernels on " << chosen << "\n";
+  }
   std::optional<PreparedTraining> prepared;
   if (transport == "inproc") {
     prepared = prepare_training_or_report(*scenario);
@@ -204,7 +220,7 @@ int launch_command(const std::vector<std::string>& args) {
     int status = 0;
     try {
       if (transport == "inproc")
-        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s);
+        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s, s.device);
       else
         status = launch_processes(*scenario, variant, s, dir);
     } catch (const std::exception& e) {

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/device_option.h"
 #include "cli/scenario_options.h"
 #include "runtime/net/curve_keys.h"
 #include "runtime/net/real_job.h"
@@ -52,6 +53,7 @@ int node_command(const std::vector<std::string>& args) {
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds to find the scheduler and peers")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+  add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_");
   if (!vm) return code;
@@ -122,6 +124,13 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: timeouts must be positive\n";
     return 2;
   }
+  const auto device = requested_device(*vm, scenario->training.device, "node");
+  if (!device) return 2;
+  std::string chosen;
+  const auto resolved = resolve_device(*device, "node", &chosen);
+  if (!resolved) return 2;
+  options.device = *resolved;
+  if (*device != "cpu") std::cerr << "pstwin node (" << options.role << "): kernels on " << chosen << "\n";
   auto prepared = prepare_training_or_report(*scenario);
   if (!prepared) return 2;
   if (options.role == "scheduler") {

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/device_option.h"
 #include "cli/scenario_options.h"
 #include "cli/variant_processes.h"
 #include "runtime/errors.h"
@@ -18,6 +19,7 @@ namespace pstwin::cli {
 namespace {
 constexpr const char* kUsage =
     "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
+    "                       [--device auto|cpu|cuda]\n"
     "Runs each consistency variant of the scenario in SimGrid (one child process each) and\n"
     "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
     "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.";
@@ -31,6 +33,8 @@ int simulate_command(const std::vector<std::string>& args) {
       ("out,o", po::value<std::string>(), "output folder")
       ("jobs,j", po::value<int>(), "variants to run at once (default: number of cores)")
       ("quiet,q", "no progress line");
+  // Simulated time comes from the cluster's device specs; this only moves the real math.
+  add_device_option(desc, "default cpu (the scenario's training.device is for real runs)");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
@@ -50,6 +54,13 @@ int simulate_command(const std::vector<std::string>& args) {
                                                   ? "runs/" + scenario->name
                                                   : scenario->output.dir);
 
+  const auto requested = requested_device(*vm, "cpu", "simulate");
+  if (!requested) return 2;
+  std::string chosen;
+  const auto device = resolve_device(*requested, "simulate", &chosen);
+  if (!device) return 2;
+  if (*requested != "cpu") std::cerr << "simulate: kernels on " << chosen << "\n";
+
   // Data is read once here; the children share it copy-on-write after fork.
   auto prepared_or = prepare_training_or_report(*scenario);
   if (!prepared_or) return 2;
@@ -67,7 +78,7 @@ int simulate_command(const std::vector<std::string>& args) {
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
         simulate_variant(*scenario, scenario->consistency[i], prepared, out + "/" + names[i],
-                         report);
+                         report, *device);
         return 0;
       },
       vm->count("quiet") > 0);

@@ -146,7 +146,8 @@ class KernelBackend {
                                     LossStats* stats) = 0;
 };
 
-/// The CPU implementation (single-threaded, deterministic summation order).
+/// The CPU implementation (single-threaded, deterministic summation order). The CUDA one is in
+/// kernels/cuda_backend.h; make_backend (kernels/select_backend.h) chooses between them.
 std::unique_ptr<KernelBackend> make_cpu_backend();
 
 }  // namespace pstwin

@@ -9,7 +9,7 @@
 #include <simgrid/s4u.hpp>
 #include <xbt/log.h>
 
-#include "kernels/backend.h"
+#include "kernels/select_backend.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
 #include "runtime/roles/scheduler.h"
@@ -28,10 +28,10 @@ namespace {
 // Runs one role in its actor, recording whether it finished and why it failed.
 template <typename Role>
 void run_role(SimWorld& world, const JobSpec& spec, NodeId node, std::vector<bool>& finished,
-              std::string& first_error, std::uint32_t index) {
+              std::string& first_error, std::uint32_t index, const std::string& device) {
   SimEnv env(world, node);
-  auto kernels = make_cpu_backend();
   try {
+    auto kernels = make_backend(device, nullptr);
     if constexpr (std::is_same_v<Role, Scheduler>) {
       Scheduler role(env, spec, *kernels);
       (void)index;
@@ -52,7 +52,7 @@ void run_role(SimWorld& world, const JobSpec& spec, NodeId node, std::vector<boo
 
 nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVariant& variant,
                                 const PreparedTraining& prepared, const std::string& dir,
-                                const ProgressFn& progress) {
+                                const ProgressFn& progress, const std::string& device) {
   const auto wall_start = std::chrono::steady_clock::now();
   const JobSpec spec = make_job_spec(scenario, variant, prepared);
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
@@ -85,15 +85,15 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   std::vector<bool> finished(layout.nodes(), false);
   std::string first_error;
   sg4::Actor::create("scheduler", hosts[0], [&] {
-    run_role<Scheduler>(world, spec, JobLayout::scheduler(), finished, first_error, 0);
+    run_role<Scheduler>(world, spec, JobLayout::scheduler(), finished, first_error, 0, device);
   });
   for (std::uint32_t s = 0; s < layout.servers; ++s)
     sg4::Actor::create(host_name(layout, layout.server(s)), hosts[layout.server(s)], [&, s] {
-      run_role<Server>(world, spec, layout.server(s), finished, first_error, s);
+      run_role<Server>(world, spec, layout.server(s), finished, first_error, s, device);
     });
   for (std::uint32_t w = 0; w < layout.workers; ++w)
     sg4::Actor::create(host_name(layout, layout.worker(w)), hosts[layout.worker(w)], [&, w] {
-      run_role<Worker>(world, spec, layout.worker(w), finished, first_error, w);
+      run_role<Worker>(world, spec, layout.worker(w), finished, first_error, w, device);
     });
   engine.run();
 

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/dense_kernels.h"
 
 namespace pstwin::cpu {
@@ -16,8 +17,7 @@ Cost adagrad_update(float* w, float* h, const float* g, std::size_t n, float lr,
     h[i] += gi * gi;
     w[i] -= lr * gi / (std::sqrt(h[i]) + eps);
   }
-  const double nn = static_cast<double>(n);
-  return Cost{8.0 * nn, 20.0 * nn};
+  return cost::adagrad(static_cast<double>(n));
 }
 
 Cost adam_update(float* w, float* m, float* v, const float* g, std::size_t n, float lr,
@@ -40,8 +40,7 @@ Cost adam_update(float* w, float* m, float* v, const float* g, std::size_t n, fl
     const float v_hat = v[i] * inv_c2;
     w[i] -= lr * m_hat / (std::sqrt(v_hat) + eps);
   }
-  const double nn = static_cast<double>(n);
-  return Cost{15.0 * nn, 28.0 * nn};
+  return cost::adam(static_cast<double>(n));
 }
 
 }  // namespace pstwin::cpu

@@ -3,30 +3,8 @@
 // The MLP's dense kernels and the Adagrad/Adam steps are declared in dense_kernels.h; their Cost
 // formulas are part of their contracts in kernels/backend.h.
 //
-// Cost counting (one formula per kernel, so a device model prices CPU and CUDA runs alike).
-// Notation: n = selected rows, N = stored entries of the selected rows (CSR: the sum of their
-// nnz; dense: n*d), d = x.cols(), k = classes, T = kTranscendentalFlops (an exp, log or log1p).
-// A fused multiply-add counts 2 flops. Bytes are read + written; the parameter and gradient
-// vectors are assumed to stay in cache for the duration of one call, so each moves once.
-//
-// Feature bytes F: CSR 16n (the row_ptr pair of each row) + 8N (4 B index + 4 B value);
-//                  dense 4N.
-// Parameter bytes per class P: CSR 4*(min(d, N) + 1) (only the touched weights, plus the bias);
-//                              dense 4*(d+1).
-//
-// logistic:  flops  forward  2N + n*(4 + 2T)     dot; bias, sign, margin, softplus add (4);
-//                                                 exp + log1p
-//                    backward 2N + 5n             FMAs; sigmoid from the shared exp (2),
-//                                                 residual, 1/n scale, bias (1 each)
-//            bytes  8n (selection + label) + F + P + [grad] 4*(d+1)
-// softmax:   flops  forward  2kN + kn + n*(3k + kT + T + 2)   logits, bias; max, shift, sum
-//                                                             (k each); k exps; log; loss (2)
-//                    backward 2kN + kn + n*(3k + 1)            FMAs, bias; 1/sum (1); p_c,
-//                                                             residual, 1/n scale (k each)
-//            bytes  8n + F + k*P + [grad] 4*k*(d+1)
-// axpy:      2n flops, 12n bytes (read acc and g, write acc)
-// sgd:       2n flops, 12n bytes (read w and g, write w)
-// momentum:  4n flops, 20n bytes (read w, v, g; write w, v)
+// Cost counting lives in kernels/cost_formulas.h (one formula per kernel, shared with the CUDA
+// backend, so a device model prices CPU and CUDA runs alike).
 #pragma once
 
 #include <cstddef>
@@ -37,9 +15,6 @@
 #include "kernels/matrix.h"
 
 namespace pstwin::cpu {
-
-/// Flops charged for one exp, log or log1p (about what a vectorised libm polynomial takes).
-inline constexpr double kTranscendentalFlops = 10.0;
 
 /// Dot product of a[0..n) and b[0..n) with eight interleaved partial sums combined in a fixed
 /// order: deterministic, and simple enough for the compiler to vectorise without -ffast-math.
@@ -69,16 +44,6 @@ inline void scaled_add(float* __restrict y, const float* __restrict x, float a, 
 inline bool overlap(const float* a, const float* b, std::size_t n) {
   return n > 0 && a < b + n && b < a + n;
 }
-
-/// Stored entries N of the selected rows (CSR: their nnz; dense: n*d). Throws
-/// std::out_of_range for a selected row index >= x.rows().
-double selected_entries(const FeatureView& x, RowSelection sel);
-
-/// Bytes of the features of the selection plus its 4-byte row indices and 4-byte labels.
-double selection_bytes(const FeatureView& x, RowSelection sel, double entries);
-
-/// Bytes of one class's parameter row as the kernels read it (see P above).
-double param_row_bytes(const FeatureView& x, double entries);
 
 /// See KernelBackend::logistic.
 Cost logistic(const FeatureView& x, const float* labels01, RowSelection sel, const float* params,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/dense_kernels.h"
 
 namespace pstwin::cpu {
@@ -86,11 +87,9 @@ Cost gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t 
     }
   }
 
-  const double mm = static_cast<double>(m), nn = static_cast<double>(n),
-               kk = static_cast<double>(k);
-  Cost cost{2.0 * mm * nn * kk, 4.0 * (mm * kk + kk * nn + mm * nn)};
-  if (beta != 0.0f) cost += Cost{2.0 * mm * nn, 4.0 * mm * nn};
-  if (m == 0 || n == 0 || k == 0) return cost;
+  const Cost result = cost::gemm(static_cast<double>(m), static_cast<double>(n),
+                                 static_cast<double>(k), beta != 0.0f);
+  if (m == 0 || n == 0 || k == 0) return result;
 
   // Bt: op(B) as k x n rows. Transposing costs k*n moves, small next to the m*n*k product.
   std::vector<float> transposed;
@@ -113,7 +112,7 @@ Cost gemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t 
     float* ci = c + i * ldc;
     for (std::size_t p = 0; p < k; ++p) add_scaled_row(ci, bt + p * ldbt, alpha * op_a.at(i, p), n);
   }
-  return cost;
+  return result;
 }
 
 }  // namespace pstwin::cpu

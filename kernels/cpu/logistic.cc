@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/cpu_kernels.h"
 
 namespace pstwin::cpu {
@@ -10,7 +11,7 @@ Cost logistic(const FeatureView& x, const float* labels01, RowSelection sel, con
               float* grad, LossStats* stats) {
   const std::size_t d = x.cols();
   const std::size_t n = sel.count;
-  const double entries = selected_entries(x, sel);  // validates the row indices
+  const double entries = cost::selected_entries(x, sel);  // validates the row indices
   if (grad != nullptr) std::fill(grad, grad + d + 1, 0.0f);
   // Each row's residual is pre-scaled by 1/n, so the accumulated sum is already the mean.
   const float inv_n = n > 0 ? 1.0f / static_cast<float>(n) : 0.0f;
@@ -57,15 +58,8 @@ Cost logistic(const FeatureView& x, const float* labels01, RowSelection sel, con
     stats->count = n;
   }
 
-  const double rows = static_cast<double>(n);
-  Cost cost;
-  cost.flops = 2.0 * entries + rows * (4.0 + 2.0 * kTranscendentalFlops);
-  cost.bytes = selection_bytes(x, sel, entries) + param_row_bytes(x, entries);
-  if (grad != nullptr) {
-    cost.flops += 2.0 * entries + 5.0 * rows;
-    cost.bytes += 4.0 * static_cast<double>(d + 1);
-  }
-  return cost;
+  return cost::logistic(x.sparse, static_cast<double>(n), entries, static_cast<double>(d),
+                        grad != nullptr);
 }
 
 }  // namespace pstwin::cpu

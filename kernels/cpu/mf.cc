@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/mf_kernels.h"
 
@@ -49,17 +50,8 @@ Cost matrix_factorization(const float* rows, std::size_t n_rows, std::size_t ran
     stats->count = n;
   }
 
-  const double count = static_cast<double>(n);
-  const double w = static_cast<double>(width);
-  const double touched = std::min(static_cast<double>(n_rows), 2.0 * count);
-  Cost cost;
-  cost.flops = count * (2.0 * static_cast<double>(rank) + 6.0);
-  cost.bytes = 12.0 * count + 4.0 * w * touched;
-  if (grad != nullptr) {
-    cost.flops += count * (8.0 * static_cast<double>(rank) + 10.0);
-    cost.bytes += 4.0 * w * static_cast<double>(n_rows);
-  }
-  return cost;
+  return cost::matrix_factorization(static_cast<double>(n), static_cast<double>(n_rows),
+                                    static_cast<double>(rank), grad != nullptr);
 }
 
 }  // namespace pstwin::cpu

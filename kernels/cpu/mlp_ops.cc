@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/cpu_kernels.h"
 #include "kernels/cpu/dense_kernels.h"
 
@@ -13,7 +14,7 @@ namespace pstwin::cpu {
 Cost gather_rows(const FeatureView& x, RowSelection sel, float* out) {
   const std::size_t d = x.cols();
   const std::size_t n = sel.count;
-  const double entries = selected_entries(x, sel);  // validates the row indices
+  const double entries = cost::selected_entries(x, sel);  // validates the row indices
   for (std::size_t s = 0; s < n; ++s) {
     const std::size_t row = sel.rows[s];
     float* o = out + s * d;
@@ -26,10 +27,7 @@ Cost gather_rows(const FeatureView& x, RowSelection sel, float* out) {
       std::copy(xr, xr + d, o);
     }
   }
-  const double rows = static_cast<double>(n);
-  const double written = 4.0 * rows * static_cast<double>(d);
-  const double read = x.sparse ? 16.0 * rows + 8.0 * entries : 4.0 * entries;
-  return Cost{0.0, written + 4.0 * rows + read};
+  return cost::gather_rows(x.sparse, static_cast<double>(n), entries, static_cast<double>(d));
 }
 
 Cost bias_activation(float* z, const float* bias, std::size_t rows, std::size_t cols, bool relu) {
@@ -41,15 +39,13 @@ Cost bias_activation(float* z, const float* bias, std::size_t rows, std::size_t 
       for (std::size_t j = 0; j < cols; ++j) zi[j] += bias[j];
     }
   }
-  const double e = static_cast<double>(rows) * static_cast<double>(cols);
-  return Cost{(relu ? 2.0 : 1.0) * e, 8.0 * e + 4.0 * static_cast<double>(cols)};
+  return cost::bias_activation(static_cast<double>(rows), static_cast<double>(cols), relu);
 }
 
 Cost relu_backward(float* grad, const float* activation, std::size_t n) {
   for (std::size_t i = 0; i < n; ++i)
     if (!(activation[i] > 0.0f)) grad[i] = 0.0f;
-  const double nn = static_cast<double>(n);
-  return Cost{nn, 12.0 * nn};
+  return cost::relu_backward(static_cast<double>(n));
 }
 
 Cost column_sums(const float* d, std::size_t rows, std::size_t cols, float* out) {
@@ -59,8 +55,7 @@ Cost column_sums(const float* d, std::size_t rows, std::size_t cols, float* out)
     float* __restrict o = out;
     for (std::size_t j = 0; j < cols; ++j) o[j] += di[j];
   }
-  const double e = static_cast<double>(rows) * static_cast<double>(cols);
-  return Cost{e, 4.0 * e + 4.0 * static_cast<double>(cols)};
+  return cost::column_sums(static_cast<double>(rows), static_cast<double>(cols));
 }
 
 Cost softmax_xent(const float* z, const std::int32_t* labels, std::size_t rows, std::size_t k,
@@ -106,11 +101,7 @@ Cost softmax_xent(const float* z, const std::int32_t* labels, std::size_t rows, 
     stats->correct = correct;
     stats->count = rows;
   }
-  const double r = static_cast<double>(rows), kk = static_cast<double>(k);
-  Cost cost{r * (kk * (3.0 + kTranscendentalFlops) + kTranscendentalFlops + 2.0),
-            4.0 * r * kk + 4.0 * r};
-  if (dz != nullptr) cost += Cost{3.0 * r * kk, 4.0 * r * kk};
-  return cost;
+  return cost::softmax_xent(static_cast<double>(rows), static_cast<double>(k), dz != nullptr);
 }
 
 }  // namespace pstwin::cpu

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/cpu_kernels.h"
 
 namespace pstwin::cpu {
@@ -14,7 +15,7 @@ Cost softmax(const FeatureView& x, const std::int32_t* labels, std::size_t k, Ro
   const std::size_t d = x.cols();
   const std::size_t stride = d + 1;  // one class's weights then its bias
   const std::size_t n = sel.count;
-  const double entries = selected_entries(x, sel);  // validates the row indices
+  const double entries = cost::selected_entries(x, sel);  // validates the row indices
   if (grad != nullptr) std::fill(grad, grad + k * stride, 0.0f);
   const float inv_n = n > 0 ? 1.0f / static_cast<float>(n) : 0.0f;
   scratch.resize(2 * k);
@@ -88,17 +89,8 @@ Cost softmax(const FeatureView& x, const std::int32_t* labels, std::size_t k, Ro
     stats->count = n;
   }
 
-  const double rows = static_cast<double>(n);
-  const double kk = static_cast<double>(k);
-  Cost cost;
-  cost.flops = 2.0 * kk * entries + kk * rows +
-               rows * (3.0 * kk + kk * kTranscendentalFlops + kTranscendentalFlops + 2.0);
-  cost.bytes = selection_bytes(x, sel, entries) + kk * param_row_bytes(x, entries);
-  if (grad != nullptr) {
-    cost.flops += 2.0 * kk * entries + kk * rows + rows * (3.0 * kk + 1.0);
-    cost.bytes += 4.0 * kk * static_cast<double>(stride);
-  }
-  return cost;
+  return cost::softmax(x.sparse, static_cast<double>(n), entries, static_cast<double>(d),
+                       static_cast<double>(k), grad != nullptr);
 }
 
 }  // namespace pstwin::cpu

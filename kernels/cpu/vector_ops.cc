@@ -1,38 +1,12 @@
-// Element-wise vector kernels (axpy and the server-side optimizer steps), and the shared helpers
-// that count a row selection's work.
+// Element-wise vector kernels (axpy and the plain server-side optimizer steps).
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "kernels/cost_formulas.h"
 #include "kernels/cpu/cpu_kernels.h"
 
 namespace pstwin::cpu {
-
-double selected_entries(const FeatureView& x, RowSelection sel) {
-  const std::size_t rows = x.rows();
-  double entries = 0.0;
-  for (std::size_t s = 0; s < sel.count; ++s) {
-    const std::size_t row = sel.rows[s];
-    if (row >= rows) {
-      throw std::out_of_range("kernel row selection: row " + std::to_string(row) +
-                              " is outside a matrix of " + std::to_string(rows) + " rows");
-    }
-    if (x.sparse) entries += static_cast<double>(x.csr.row_ptr[row + 1] - x.csr.row_ptr[row]);
-  }
-  if (!x.sparse) entries = static_cast<double>(sel.count) * static_cast<double>(x.dense.cols);
-  return entries;
-}
-
-double selection_bytes(const FeatureView& x, RowSelection sel, double entries) {
-  const double rows = static_cast<double>(sel.count);
-  const double features = x.sparse ? 16.0 * rows + 8.0 * entries : 4.0 * entries;
-  return 8.0 * rows + features;  // + 4 B row index and 4 B label per row
-}
-
-double param_row_bytes(const FeatureView& x, double entries) {
-  const double d = static_cast<double>(x.cols());
-  return 4.0 * ((x.sparse ? std::min(d, entries) : d) + 1.0);
-}
 
 Cost axpy(float* acc, const float* g, std::size_t n, float scale) {
   if (overlap(acc, g, n)) {
@@ -40,8 +14,7 @@ Cost axpy(float* acc, const float* g, std::size_t n, float scale) {
   } else {
     scaled_add(acc, g, scale, n);
   }
-  const double nn = static_cast<double>(n);
-  return Cost{2.0 * nn, 12.0 * nn};
+  return cost::axpy(static_cast<double>(n));
 }
 
 Cost sgd_update(float* w, const float* g, std::size_t n, float lr) {
@@ -51,8 +24,7 @@ Cost sgd_update(float* w, const float* g, std::size_t n, float lr) {
   } else {
     scaled_add(w, g, -lr, n);
   }
-  const double nn = static_cast<double>(n);
-  return Cost{2.0 * nn, 12.0 * nn};
+  return cost::sgd(static_cast<double>(n));
 }
 
 namespace {
@@ -84,8 +56,7 @@ Cost momentum_update(float* w, float* v, const float* g, std::size_t n, float lr
   } else {
     momentum_step(w, v, g, n, lr, mu);
   }
-  const double nn = static_cast<double>(n);
-  return Cost{4.0 * nn, 20.0 * nn};
+  return cost::momentum(static_cast<double>(n));
 }
 
 }  // namespace pstwin::cpu

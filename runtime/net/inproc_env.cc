@@ -30,11 +30,21 @@ std::optional<std::vector<std::uint8_t>> InprocNetwork::take(NodeId self, double
   Queue& q = queues_.at(self);
   std::unique_lock lock(q.mutex);
   if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                        [&] { return !q.frames.empty(); }))
+                        [&] { return !q.frames.empty() || aborted_.load(); }) ||
+      aborted_.load())
     return std::nullopt;
   auto frame = std::move(q.frames.front());
   q.frames.pop_front();
   return frame;
+}
+
+void InprocNetwork::abort() {
+  aborted_ = true;
+  for (auto& q : queues_) {
+    // Taking the lock orders the flag before any waiter's next check of it.
+    std::lock_guard lock(q.mutex);
+    q.ready.notify_all();
+  }
 }
 
 InprocEnv::InprocEnv(InprocNetwork& network, NodeId self, std::uint64_t seed, MetricsSink& metrics,

@@ -22,8 +22,13 @@ class InprocNetwork {
 
   /// Queues `frame` for node `to`. Throws std::invalid_argument for an unknown node.
   void deliver(NodeId to, std::vector<std::uint8_t> frame);
-  /// The next frame for `self`, waiting at most timeout_s; empty optional on timeout.
+  /// The next frame for `self`, waiting at most timeout_s; empty optional on timeout, and at
+  /// once after abort().
   std::optional<std::vector<std::uint8_t>> take(NodeId self, double timeout_s);
+  /// Ends the job: every waiting and future take() returns empty at once, so the roles stop
+  /// (with their "nothing received" error) instead of waiting out their stall timeouts. For when
+  /// one role has failed and the job cannot finish.
+  void abort();
 
   std::uint32_t nodes() const { return static_cast<std::uint32_t>(queues_.size()); }
   std::uint64_t bytes_sent() const { return bytes_sent_.load(); }
@@ -36,6 +41,7 @@ class InprocNetwork {
     std::deque<std::vector<std::uint8_t>> frames;
   };
   std::vector<Queue> queues_;
+  std::atomic<bool> aborted_{false};
   std::atomic<std::uint64_t> bytes_sent_{0};
   std::atomic<std::uint64_t> messages_sent_{0};
 };

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "kernels/backend.h"
+#include "kernels/select_backend.h"
 #include "runtime/net/inproc_env.h"
 #include "runtime/net/node_sinks.h"
 #include "runtime/output/run_recorder.h"
@@ -20,9 +20,9 @@ namespace pstwin::net {
 
 namespace {
 
-// Runs the role of `node` on `env` until it returns.
-void run_role(Env& env, const JobSpec& spec, NodeId node) {
-  auto kernels = make_cpu_backend();
+// Runs the role of `node` on `env` until it returns, its kernels on `device` (make_backend).
+void run_role(Env& env, const JobSpec& spec, NodeId node, const std::string& device) {
+  auto kernels = make_backend(device, nullptr);
   if (node == JobLayout::scheduler()) {
     Scheduler(env, spec, *kernels).run();
   } else if (spec.layout.is_server(node)) {
@@ -46,7 +46,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
-                              double stall_timeout_s) {
+                              double stall_timeout_s, const std::string& device) {
   JobSpec spec = make_job_spec(scenario, variant, prepared);
   spec.stall_timeout_s = stall_timeout_s;
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
@@ -61,7 +61,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
       LockedSink sink(recorder, recorder_mutex);
       InprocEnv env(network, n, scenario.seed, sink, start);
       try {
-        run_role(env, spec, n);
+        run_role(env, spec, n, device);
       } catch (const std::exception& e) {
         errors[n] = node_name(spec.layout, n) + ": " + e.what();
       }
@@ -106,7 +106,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     RunFacts facts;
     facts.environment = "zmq";
     try {
-      run_role(env, spec, 0);
+      run_role(env, spec, 0, options.device);
       facts.roles_finished = true;
     } catch (const std::exception& e) {
       facts.failure = std::string("scheduler: ") + e.what();
@@ -132,7 +132,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   ZmqEnv env(zmq, scenario.seed, sink);
   env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
            options.connect_timeout_s);
-  run_role(env, spec, env.self());
+  run_role(env, spec, env.self(), options.device);
   if (env.rejected() > 0)
     std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
               << " invalid messages during the job\n";

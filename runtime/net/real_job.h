@@ -16,10 +16,12 @@ namespace pstwin::net {
 /// Runs `variant` with every node as a thread, messages through InprocNetwork, and writes
 /// DIR/{metrics.csv,events.jsonl,summary.json} (time_s is wall-clock seconds). Returns the
 /// summary. Throws std::runtime_error naming the node when a role fails (the others are stopped
-/// by their stall timeout of stall_timeout_s).
+/// by their stall timeout of stall_timeout_s). Every role computes with make_backend(device)
+/// (kernels/select_backend.h): "cpu" or "cuda" (resolve "auto" once beforehand, so that all
+/// roles agree); a GPU failure, out of memory included, fails the role with CUDA's message.
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
-                              double stall_timeout_s = 300.0);
+                              double stall_timeout_s = 300.0, const std::string& device = "cpu");
 
 /// How one process takes part in a ZeroMQ job.
 struct NodeOptions {
@@ -31,6 +33,7 @@ struct NodeOptions {
   ZmqOptions zmq;                  ///< keys, limits (bind_endpoint is set from the fields above)
   double connect_timeout_s = 30.0;  ///< rendezvous must finish within this
   double stall_timeout_s = 300.0;   ///< a role waiting this long for anything fails
+  std::string device = "cpu";       ///< the role's kernels: make_backend(device), "cpu" or "cuda"
   /// Scheduler: called with the resolved endpoint once it listens (before registration).
   std::function<void(const std::string&)> on_listening;
 };

@@ -51,6 +51,11 @@ struct TrainingSection {
   double epsilon = 1e-8;          ///< adagrad and adam, > 0
   std::uint64_t eval_every = 10;  ///< evaluate each time the global clock passes a multiple
   std::optional<double> target_metric;  ///< for time-to-target
+  /// Where the roles of a real run (launch, node) compute: "cpu", "cuda" (a GPU, else the run
+  /// fails with exit status 2 naming why) or "auto" (the GPU when one is usable, else the CPU).
+  /// --device overrides it. simulate ignores it: simulated time comes from the cluster's device
+  /// specs, and the math runs on the CPU unless simulate's own --device says otherwise.
+  std::string device = "cpu";
 };
 
 /// One entry of "consistency": a run of its own.

@@ -153,7 +153,7 @@ ModelSection parse_model(const json& v, const std::string& ptr) {
 TrainingSection parse_training(const json& v, const std::string& ptr, bool synthetic) {
   const Object o(v, ptr,
                  {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "beta1", "beta2", "epsilon",
-                  "eval_every", "target_metric"});
+                  "eval_every", "target_metric", "device"});
   TrainingSection t;
   // Clocks are signed 64-bit on the wire; a billion iterations is far past any real job.
   t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1, kMaxIterations);
@@ -184,6 +184,8 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
   if (o.has("eval_every"))
     t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1, kMaxIterations);
   if (o.has("target_metric")) t.target_metric = read_number(o.at("target_metric"), o.ptr("target_metric"));
+  // Where real runs (launch, node) compute; simulate ignores it (see TrainingSection::device).
+  if (o.has("device")) t.device = read_choice(o.at("device"), o.ptr("device"), {"auto", "cpu", "cuda"});
   return t;
 }
 
