@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -14,6 +15,28 @@
 
 namespace pstwin::cli {
 
+namespace {
+// Children for the signal handler: a fixed array, since a handler may not allocate or lock.
+constexpr std::size_t kMaxTracked = 65536;
+pid_t g_children[kMaxTracked];
+std::atomic<std::size_t> g_child_count{0};
+
+extern "C" void stop_children_and_die(int sig) {
+  const std::size_t n = g_child_count.load();
+  for (std::size_t i = 0; i < n; ++i)
+    if (g_children[i] > 0) kill(g_children[i], SIGTERM);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+}  // namespace
+
+void forward_termination_to_children() {
+  struct sigaction sa {};
+  sa.sa_handler = stop_children_and_die;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
 pid_t spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -23,9 +46,16 @@ pid_t spawn(const std::vector<std::string>& argv) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // The child starts with the default dispositions, not the launcher's forwarding handler.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
     execvp(args[0], args.data());
     std::cerr << "pstwin: cannot start " << argv[0] << ": " << std::strerror(errno) << "\n";
     _exit(127);
+  }
+  const std::size_t slot = g_child_count.load();
+  if (slot < kMaxTracked) {
+    g_children[slot] = pid;
+    g_child_count.store(slot + 1);
   }
   return pid;
 }

@@ -20,6 +20,11 @@ int exit_status_of(int wait_status);
 /// are then sent SIGTERM (and SIGKILL 5 s later). Returns the exit statuses, in order.
 std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s);
 
+/// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
+/// well (as SIGTERM), before this process ends as the signal would have ended it. So stopping a
+/// launcher stops its job, even when the signal was not sent to the whole process group.
+void forward_termination_to_children();
+
 /// Path of the running executable (/proc/self/exe), so launch starts the same build.
 std::string self_executable();
 

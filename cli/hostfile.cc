@@ -38,12 +38,27 @@ std::vector<HostSlots> read_hostfile(const std::string& path) {
   return hosts;
 }
 
+std::size_t total_slots(const std::vector<HostSlots>& hosts) {
+  std::size_t n = 0;
+  for (const auto& h : hosts) n += h.slots;
+  return n;
+}
+
 std::vector<std::string> assign_hosts(const std::vector<HostSlots>& hosts, std::size_t count) {
+  if (count > total_slots(hosts))
+    throw std::invalid_argument("the hostfile has " + std::to_string(total_slots(hosts)) +
+                                " slots for " + std::to_string(count) + " roles");
   std::vector<std::string> out;
-  while (out.size() < count)
-    for (const auto& h : hosts)
-      for (unsigned s = 0; s < h.slots && out.size() < count; ++s) out.push_back(h.host);
+  for (const auto& h : hosts)
+    for (unsigned s = 0; s < h.slots && out.size() < count; ++s) out.push_back(h.host);
   return out;
+}
+
+std::vector<std::string> split_words(const std::string& command) {
+  std::vector<std::string> words;
+  std::istringstream in(command);
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
 }
 
 std::string shell_quote(const std::string& s) {

@@ -17,9 +17,15 @@ struct HostSlots {
 /// and line for a malformed line or a file with no hosts.
 std::vector<HostSlots> read_hostfile(const std::string& path);
 
-/// Assigns `count` roles to hosts in order, each host taking up to its slots before the next,
-/// and wrapping around: the host of each role.
+/// Slots over all hosts.
+std::size_t total_slots(const std::vector<HostSlots>& hosts);
+
+/// Assigns `count` roles to hosts in order, each host taking up to its slots before the next:
+/// the host of each role. Throws std::invalid_argument when count exceeds total_slots(hosts).
 std::vector<std::string> assign_hosts(const std::vector<HostSlots>& hosts, std::size_t count);
+
+/// Splits a command line such as "ssh -i key" into words at spaces and tabs (no quoting).
+std::vector<std::string> split_words(const std::string& command);
 
 /// Quotes `s` for a POSIX shell (single quotes), for commands run over ssh.
 std::string shell_quote(const std::string& s);

@@ -109,7 +109,8 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     endpoint = "tcp://" + host + endpoint.substr(endpoint.rfind(':'));
   }
   const std::uint32_t roles = scenario.cluster.servers + scenario.cluster.workers;
-  const auto placement = remote ? assign_hosts(s.hosts, roles) : std::vector<std::string>(roles);
+  std::vector<std::string> placement(roles);
+  if (remote) placement = assign_hosts(s.hosts, roles);
   const std::string cwd = fs::current_path().string();
   for (std::uint32_t r = 0; r < roles; ++r) {
     auto node = args;
@@ -119,7 +120,9 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
       std::string command = "cd " + shell_quote(cwd) + " && exec";
       for (const auto& a : node) command.append(" ").append(shell_quote(a));
-      node = {s.ssh_command, placement[r], command};
+      node = split_words(s.ssh_command);
+      node.push_back(placement[r]);
+      node.push_back(command);
     }
     pids.push_back(spawn(node));
   }
@@ -161,6 +164,10 @@ int launch_command(const std::vector<std::string>& args) {
   s.scenario_path = fs::absolute((*vm)["scenario"].as<std::string>()).string();
   if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
   s.insecure = vm->count("insecure") > 0;
+  if (s.insecure && vm->count("key-file")) {
+    std::cerr << "pstwin launch: --insecure and --key-file contradict each other; choose one\n";
+    return 2;
+  }
   if (vm->count("key-file")) s.key_file = fs::absolute((*vm)["key-file"].as<std::string>()).string();
   s.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
   s.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
@@ -178,6 +185,12 @@ int launch_command(const std::vector<std::string>& args) {
         return 2;
       }
       s.hosts = read_hostfile((*vm)["hostfile"].as<std::string>());
+      const std::size_t roles = scenario->cluster.servers + scenario->cluster.workers;
+      if (total_slots(s.hosts) < roles) {
+        std::cerr << "pstwin launch: the hostfile has " << total_slots(s.hosts) << " slots for "
+                  << roles << " servers and workers; add hosts or slots\n";
+        return 2;
+      }
     }
     if (!s.key_file.empty()) net::read_key_file(s.key_file);
   } catch (const std::exception& e) {
@@ -204,6 +217,7 @@ int launch_command(const std::vector<std::string>& args) {
     prepared = prepare_training_or_report(*scenario);
     if (!prepared) return 2;
   }
+  forward_termination_to_children();
   std::vector<std::string> names;
   std::vector<int> exit_codes;
   for (const auto& variant : scenario->consistency) {

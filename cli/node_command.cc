@@ -99,6 +99,10 @@ int node_command(const std::vector<std::string>& args) {
   const bool insecure = (*vm)["insecure"].as<bool>() ||
                         (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");
   try {
+    if (vm->count("key-file") && insecure) {
+      std::cerr << "pstwin node: --insecure and --key-file contradict each other; choose one\n";
+      return 2;
+    }
     if (vm->count("key-file")) {
       options.zmq.keys = net::read_key_file((*vm)["key-file"].as<std::string>());
     } else if (!insecure) {

@@ -31,6 +31,13 @@ void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys) {
     throw ScenarioError("/cluster/servers",
                         std::to_string(scenario.cluster.servers) + " servers for a model of " +
                             std::to_string(keys) + " keys; every server needs at least one");
+  // Range sizes travel as 32-bit lengths in the start message.
+  const std::uint64_t per_server = (keys + scenario.cluster.servers - 1) / scenario.cluster.servers;
+  if (per_server > 0xffffffffULL)
+    throw ScenarioError("/cluster/servers",
+                        "a model of " + std::to_string(keys) + " keys over " +
+                            std::to_string(scenario.cluster.servers) +
+                            " servers gives a server more than 2^32 - 1 keys; add servers");
 }
 }  // namespace
 

@@ -264,19 +264,48 @@ TEST(Launch, NodeSettingsComeFromTheEnvironment) {
 TEST(Launch, HostfileStartsEveryRoleThroughTheSshCommand) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
-  std::ofstream(dir + "/hosts") << "# two machines\nnodeA slots=2\nnodeB\n";
+  std::ofstream(dir + "/hosts") << "# two machines\nnodeA slots=4\nnodeB slots=2\n";
   const auto r = run_pstwin_env("FAKE_SSH_LOG=" + dir + "/ssh.log",
                                 "launch " + dir + "/s.json --hostfile " + dir + "/hosts --ssh-command " +
                                     PSTWIN_SOURCE_DIR "/tests/fake_ssh.sh --scheduler-host 127.0.0.1 --out " +
                                     dir + "/out");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  // 2 servers + 4 workers over A, A, B, A, A, B (the children log in whatever order they start).
+  // 2 servers + 4 workers: four on A, two on B (the children log in whatever order they start).
   std::string log = read_file(dir + "/ssh.log");
   EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 6) << log;
   std::size_t a = 0;
   for (std::size_t at = log.find("nodeA"); at != std::string::npos; at = log.find("nodeA", at + 1)) ++a;
   EXPECT_EQ(a, 4u) << log;
   EXPECT_EQ(sha_of(dir + "/out", "bsp").size(), 64u);
+}
+
+TEST(Launch, HostfileWithTooFewSlotsIsRefused) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  std::ofstream(dir + "/hosts") << "nodeA slots=2\nnodeB slots=3\n";
+  const auto r = run_pstwin("launch " + dir + "/s.json --hostfile " + dir + "/hosts");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("5 slots for 6 servers and workers"), std::string::npos) << r.output;
+}
+
+TEST(Launch, StoppingTheLauncherStopsItsNodes) {
+  const std::string dir = fresh_dir();
+  auto scenario = toy_bsp(dir, "logistic");
+  scenario["training"]["iterations"] = 1000000;  // far longer than the test waits
+  write_json(dir + "/long.json", scenario);
+  // Only the launcher gets the signal, as with `kill PID`, not the whole process group.
+  const std::string script =
+      std::string(PSTWIN_BINARY) + " launch " + dir + "/long.json --insecure --out " + dir +
+      "/out >/dev/null 2>&1 & LP=$!; sleep 2; kill -TERM $LP; wait $LP; echo rc=$?; sleep 1; "
+      "ps -eo args | grep -c '^[^ ]*pstwin node .*" + dir + "/long.json'";
+  FILE* pipe = popen(script.c_str(), "r");  // popen runs it with sh
+  ASSERT_TRUE(pipe);
+  std::string out;
+  char buf[256];
+  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
+  pclose(pipe);
+  EXPECT_NE(out.find("rc=143"), std::string::npos) << out;
+  EXPECT_EQ(out.substr(out.find('\n') + 1), "0\n") << "node processes left running:\n" << out;
 }
 
 TEST(Launch, BadHostfileIsAClearError) {

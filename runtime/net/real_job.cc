@@ -32,12 +32,6 @@ void run_role(Env& env, const JobSpec& spec, NodeId node, const std::string& dev
   }
 }
 
-std::string node_name(const JobLayout& layout, NodeId node) {
-  if (node == JobLayout::scheduler()) return "scheduler";
-  if (layout.is_server(node)) return "server " + std::to_string(layout.server_index(node));
-  return "worker " + std::to_string(layout.worker_index(node));
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
@@ -54,7 +48,9 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   InprocNetwork network(spec.layout.nodes());
   const auto start = std::chrono::steady_clock::now();
 
-  std::vector<std::string> errors(spec.layout.nodes());
+  // The first role to fail is the cause; the others then fail only because the job was aborted.
+  std::mutex error_mutex;
+  std::string first_error;
   std::vector<std::thread> threads;
   for (NodeId n = 0; n < spec.layout.nodes(); ++n) {
     threads.emplace_back([&, n] {
@@ -63,7 +59,11 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
       try {
         run_role(env, spec, n, device);
       } catch (const std::exception& e) {
-        errors[n] = node_name(spec.layout, n) + ": " + e.what();
+        {
+          std::lock_guard lock(error_mutex);
+          if (first_error.empty()) first_error = e.what();
+        }
+        network.abort();
       }
     });
   }
@@ -74,17 +74,13 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   facts.time_s = facts.wall_time_s = seconds_since(start);
   facts.bytes_sent = network.bytes_sent();
   facts.messages_sent = network.messages_sent();
-  facts.roles_finished = true;
-  for (const auto& e : errors) {
-    if (e.empty()) continue;
-    facts.roles_finished = false;
-    facts.failure += (facts.failure.empty() ? "" : "; ") + e;
-  }
+  facts.roles_finished = first_error.empty();
+  facts.failure = first_error;
   recorder.flush();
   const auto summary = make_summary(scenario, variant, recorder, facts);
   write_summary(dir, summary);
   if (!summary["completed"].get<bool>())
-    throw std::runtime_error("variant " + variant.name + " failed: " + facts.failure);
+    throw std::runtime_error(facts.failure);
   return summary;
 }
 
@@ -109,7 +105,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       run_role(env, spec, 0, options.device);
       facts.roles_finished = true;
     } catch (const std::exception& e) {
-      facts.failure = std::string("scheduler: ") + e.what();
+      facts.failure = e.what();
     }
     facts.time_s = env.now();
     facts.wall_time_s = seconds_since(start);
