@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/null_sink.h"
+
 #include <future>
 #include <random>
 
@@ -11,14 +13,7 @@
 namespace pstwin::net {
 namespace {
 
-class NullSink : public MetricsSink {
- public:
-  void staleness(std::int64_t, std::uint64_t) override {}
-  void updates_applied(std::uint64_t) override {}
-  void eval(EvalRow) override {}
-  void event(double, const std::string&, nlohmann::json) override {}
-  void finish(const std::string&, bool, const std::string&) override {}
-};
+using testing_support::NullSink;
 
 // A scheduler and one server that completed the rendezvous.
 struct TwoNodes {

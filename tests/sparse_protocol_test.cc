@@ -3,6 +3,8 @@
 // and update only those keys (BSP: per-key mean in worker order; ASP: each push scaled by 1/W).
 #include <gtest/gtest.h>
 
+#include "tests/null_sink.h"
+
 #include <algorithm>
 #include <deque>
 #include <memory>
@@ -20,14 +22,7 @@
 namespace pstwin {
 namespace {
 
-class NullSink : public MetricsSink {
- public:
-  void staleness(std::int64_t, std::uint64_t) override {}
-  void updates_applied(std::uint64_t) override {}
-  void eval(EvalRow) override {}
-  void event(double, const std::string&, nlohmann::json) override {}
-  void finish(const std::string&, bool, const std::string&) override {}
-};
+using testing_support::NullSink;
 
 /// An Env whose inbox is a queue the test fills, and which records what the role sends. With
 /// `serve_pulls`, it answers every keyed kPull at once with the key values of `table` (a stand-in

@@ -13,22 +13,12 @@
 #include <string_view>
 
 #include "runtime/data/ratings.h"
+#include "runtime/data/read_file.h"
 #include "runtime/errors.h"
 #include "runtime/rng.h"
 
 namespace pstwin {
 namespace {
-
-std::string read_whole_file(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw DataError(path, 0, std::string("cannot open: ") + std::strerror(errno));
-  std::string text;
-  char chunk[1 << 16];
-  std::size_t n;
-  while ((n = std::fread(chunk, 1, sizeof chunk, f.get())) > 0) text.append(chunk, n);
-  if (std::ferror(f.get())) throw DataError(path, 0, std::string("cannot read: ") + std::strerror(errno));
-  return text;
-}
 
 /// Quotes a field for a message, cut short so a binary file does not flood the terminal.
 std::string quoted(std::string_view s) {
