@@ -33,6 +33,9 @@ class Env {
   virtual Rng& rng() = 0;
   /// Where measurements go.
   virtual MetricsSink& metrics() = 0;
+  /// Encoded bytes this node has sent so far, where only the node itself can count them (a
+  /// process of a real job); 0 where the environment counts every node's traffic itself.
+  virtual std::uint64_t bytes_sent() const { return 0; }
 };
 
 }  // namespace pstwin

@@ -47,6 +47,10 @@ void expect_parity(const std::string& dir, const nlohmann::json& scenario) {
   const auto zmq = read_json(dir + "/zmq/bsp/summary.json");
   EXPECT_EQ(zmq["environment"], "zmq");
   EXPECT_EQ(zmq["updates"], read_json(dir + "/sim/bsp/summary.json")["updates"]);
+  // Every node's traffic is counted: the same messages as in process, less the few final
+  // reports (and their JSON) that carry the counts themselves.
+  const double inproc_bytes = read_json(dir + "/inproc/bsp/summary.json")["bytes_sent"].get<double>();
+  EXPECT_NEAR(zmq["bytes_sent"].get<double>(), inproc_bytes, 0.01 * inproc_bytes);
 }
 
 TEST(Launch, BspParityLogistic) {

@@ -68,7 +68,7 @@ class ZmqEnv : public Env {
   std::uint64_t refused_connections() const { return authenticator_ ? authenticator_->refused() : 0; }
   /// Frames dropped by the wire-safety checks so far.
   std::uint64_t rejected() const { return rejected_; }
-  std::uint64_t bytes_sent() const { return bytes_sent_; }
+  std::uint64_t bytes_sent() const override { return bytes_sent_; }
   std::uint64_t messages_sent() const { return messages_sent_; }
 
   NodeId self() const override { return self_; }

@@ -82,6 +82,7 @@ void Scheduler::run() {
       case MsgType::kSnapshot:
         absorb_staleness(*m);
         if (m->header.flags & msg_flags::kFinal) {
+          absorb_traffic_report(*m);
           const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
           if (!spec_.synthetic) {
             if (m->values.size() != r.size() * spec_.values_per_key())
@@ -98,6 +99,7 @@ void Scheduler::run() {
         }
         break;
       case MsgType::kWorkerDone:
+        absorb_traffic_report(*m);
         if (++workers_done == spec_.layout.workers && !stopping_) stop_all(false);
         break;
       case MsgType::kAbort:
@@ -122,6 +124,16 @@ void Scheduler::run() {
   if (!diverged_ && final_clock != last_eval_clock_)
     evaluate(final_clock, final_.params, final_.time_s);
   env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
+}
+
+void Scheduler::absorb_traffic_report(const Message& m) {
+  if (m.data.empty()) return;
+  try {
+    reported_bytes_sent_ += nlohmann::json::parse(m.data).at("bytes_sent").get<std::uint64_t>();
+  } catch (const nlohmann::json::exception& e) {
+    throw ProtocolError("scheduler: bad traffic report from node " +
+                        std::to_string(m.header.sender) + ": " + e.what());
+  }
 }
 
 double Scheduler::snapshot_time(const Message& m) {

@@ -32,6 +32,9 @@ class Scheduler {
   Scheduler(Env& env, const JobSpec& spec, KernelBackend& kernels);
   void run();
 
+  /// Bytes the other nodes reported sending (real jobs, where each node counts its own).
+  std::uint64_t reported_bytes_sent() const { return reported_bytes_sent_; }
+
   /// SHA-256 (hex) of params as little-endian float32 in key order.
   static std::string params_sha256(const std::vector<float>& params);
 
@@ -47,6 +50,8 @@ class Scheduler {
   void handle_snapshot(const Message& m);
   /// When the server took snapshot `m` (seconds, its Env::now()).
   static double snapshot_time(const Message& m);
+  /// Adds a node's traffic report (data {"bytes_sent": N} on kWorkerDone and final snapshots).
+  void absorb_traffic_report(const Message& m);
   /// Reports a snapshot's staleness histogram (and, from shard 0, the update count).
   void absorb_staleness(const Message& m);
   /// Evaluates `params` at global clock `clock` and records the row. Returns false if diverged.
@@ -61,6 +66,7 @@ class Scheduler {
   Assembly final_;
   std::int64_t last_eval_clock_ = -1;
   bool stopping_ = false;
+  std::uint64_t reported_bytes_sent_ = 0;
   bool diverged_ = false;
   std::string reason_;
 };

@@ -325,6 +325,9 @@ void Server::send_snapshot(bool final) {
     snap.lengths.push_back(staleness_counts_[s]);
   }
   staleness_counts_.clear();
+  // The last message a server sends: its traffic report, where nodes count their own.
+  if (final)
+    if (const auto sent = env_.bytes_sent()) snap.data = nlohmann::json{{"bytes_sent", sent}}.dump();
   env_.send(JobLayout::scheduler(), std::move(snap));
 }
 

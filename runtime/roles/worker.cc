@@ -51,6 +51,8 @@ void Worker::run() {
   Message done;
   done.header.type = MsgType::kWorkerDone;
   done.header.clock = iterations;
+  // Where each node counts its own traffic (a real job), the scheduler adds up the reports.
+  if (const auto sent = env_.bytes_sent()) done.data = nlohmann::json{{"bytes_sent", sent}}.dump();
   env_.send(JobLayout::scheduler(), std::move(done));
 }
 
