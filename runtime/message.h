@@ -28,7 +28,8 @@ enum class MsgType : std::uint8_t {
                     ///< since its previous snapshot: keys = staleness values, lengths = counts;
                     ///< request_id = the server's Env::now() in microseconds when taken
   kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
-  kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot
+  kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot,
+                    ///< after every worker's last push unless flagged kDiverged (an abort)
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
   kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
   kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id]}
@@ -48,6 +49,7 @@ inline constexpr std::uint32_t kPullAfter = 1u << 0;
 /// On kSnapshot: this is the final snapshot, sent in answer to kStop.
 inline constexpr std::uint32_t kFinal = 1u << 1;
 /// On kWorkerDone / kAbort: the worker stopped because training diverged (NaN or inf loss).
+/// On kStop: stop at once (an abort), without waiting for pushes in flight.
 inline constexpr std::uint32_t kDiverged = 1u << 2;
 /// The payload covers a shard's whole key range in key order, so keys are omitted (dense models).
 inline constexpr std::uint32_t kWholeShard = 1u << 3;

@@ -210,6 +210,23 @@ TEST(Launch, GarbageSentToLiveServersDoesNotDisturbTraining) {
   EXPECT_NE(output.find("dropped a message"), std::string::npos) << output.substr(0, 2000);
 }
 
+TEST(Launch, DivergenceAfterTheWorkersFinishedEndsPromptlyOverZeroMq) {
+  // The workers finish, the servers are stopped, and only then does an evaluation show the
+  // divergence: the scheduler must not try to stop nodes that are already gone.
+  const std::string dir = fresh_dir();
+  auto scenario = toy_bsp(dir, "logistic");
+  scenario["training"]["iterations"] = 2;
+  scenario["training"]["eval_every"] = 1;
+  scenario["training"]["learning_rate"] = 1e38;
+  write_json(dir + "/s.json", scenario);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run_pstwin("launch " + dir + "/s.json --out " + dir + "/out");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(read_json(dir + "/out/bsp/summary.json")["diverged"].get<bool>());
+  EXPECT_LT(took, 20.0) << r.output;
+}
+
 TEST(Launch, NodeThatCannotReachTheSchedulerExitsWithinItsTimeout) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));

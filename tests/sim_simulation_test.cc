@@ -124,5 +124,19 @@ TEST(Simulation, DivergingTrainingStopsWithAClearReason) {
   EXPECT_NE(table.find("DIVERGED"), std::string::npos);
 }
 
+TEST(Simulation, DivergenceSeenOnlyAtTheFinalEvaluationIsReported) {
+  // eval_every does not divide iterations: the only evaluation after training is the final one.
+  const std::string dir = fresh_dir();
+  auto scenario = toy_scenario(dir);
+  scenario["training"]["iterations"] = 2;
+  scenario["training"]["eval_every"] = 20;
+  scenario["training"]["learning_rate"] = 1e38;
+  scenario["consistency"] = nlohmann::json::parse(R"([{"mode": "bsp"}])");
+  const auto out = simulate(dir, scenario);
+  const auto s = read_json(out + "/bsp/summary.json");
+  EXPECT_TRUE(s["diverged"].get<bool>()) << s.dump(2);
+  EXPECT_NE(s["reason"].get<std::string>().find("final clock 2"), std::string::npos) << s["reason"];
+}
+
 }  // namespace
 }  // namespace pstwin

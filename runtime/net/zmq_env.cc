@@ -263,8 +263,11 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   s.set(zmq::sockopt::sndhwm, options_.high_water_mark);
   s.set(zmq::sockopt::sndtimeo, to_ms(options_.send_timeout_s));
   s.set(zmq::sockopt::linger, to_ms(options_.linger_s));
-  // Queue only on a finished connection, so a peer that never answers makes send time out.
-  s.set(zmq::sockopt::immediate, true);
+  // Messages to a peer that is not connected (yet, or any more) are queued, not blocked on: a
+  // node may send its last report just as its peer exits. A peer that is truly gone shows as a
+  // stall (every recv has a timeout), or as a send timeout once high_water_mark messages wait;
+  // at close, what is still queued gets linger_s to go out and is then dropped.
+  s.set(zmq::sockopt::immediate, false);
   secure_client(s);
   s.connect(book_[to]);
   return peers_.emplace(to, std::move(s)).first->second;

@@ -64,6 +64,7 @@ void Scheduler::start_job() {
 }
 
 void Scheduler::run() {
+  worker_finished_.assign(spec_.layout.workers, false);
   for (const auto& r : range_partition(spec_.num_keys(), spec_.layout.servers))
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
@@ -100,6 +101,7 @@ void Scheduler::run() {
         break;
       case MsgType::kWorkerDone:
         absorb_traffic_report(*m);
+        worker_finished_.at(spec_.layout.worker_index(m->header.sender)) = true;
         if (++workers_done == spec_.layout.workers && !stopping_) stop_all(false);
         break;
       case MsgType::kAbort:
@@ -121,8 +123,12 @@ void Scheduler::run() {
                             std::to_string(m->header.sender));
     }
   }
-  if (!diverged_ && final_clock != last_eval_clock_)
-    evaluate(final_clock, final_.params, final_.time_s);
+  if (!diverged_ && final_clock != last_eval_clock_ &&
+      !evaluate(final_clock, final_.params, final_.time_s)) {
+    diverged_ = true;
+    reason_ = "training diverged: non-finite loss at the final clock " + std::to_string(final_clock);
+    env_.metrics().event(env_.now(), "diverged", {{"clock", final_clock}});
+  }
   env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
 }
 
@@ -209,13 +215,23 @@ bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, d
 void Scheduler::stop_all(bool include_workers) {
   stopping_ = true;
   if (include_workers) assemblies_.clear();  // diverged: nothing more is worth evaluating
-  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
-    Message m;
-    m.header.type = MsgType::kStop;
-    env_.send(spec_.layout.server(s), std::move(m));
+  // Each node is told once: a node that already stopped, or a worker that finished, is gone,
+  // and on a real network a send to it would wait out the send timeout.
+  if (!servers_stopped_) {
+    servers_stopped_ = true;
+    for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
+      Message m;
+      m.header.type = MsgType::kStop;
+      // A normal stop lets each server first take the pushes still in flight to it; a stop for
+      // divergence (or any abort) is immediate.
+      if (include_workers) m.header.flags = msg_flags::kDiverged;
+      env_.send(spec_.layout.server(s), std::move(m));
+    }
   }
   if (!include_workers) return;
   for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
+    if (worker_finished_[w]) continue;
+    worker_finished_[w] = true;
     Message m;
     m.header.type = MsgType::kStop;
     env_.send(spec_.layout.worker(w), std::move(m));

@@ -67,6 +67,8 @@ class Scheduler {
   std::int64_t last_eval_clock_ = -1;
   bool stopping_ = false;
   std::uint64_t reported_bytes_sent_ = 0;
+  bool servers_stopped_ = false;
+  std::vector<bool> worker_finished_;  // sent kWorkerDone, or told to stop
   bool diverged_ = false;
   std::string reason_;
 };

@@ -60,6 +60,10 @@ void Server::run() {
     switch (type) {
       case MsgType::kPush:
         handle_push(std::move(*msg));
+        if (stop_pending_ && all_pushes_in()) {
+          send_snapshot(/*final=*/true);
+          return;
+        }
         break;
       case MsgType::kPull: {
         PendingPull p{msg->header.sender, msg->header.clock, msg->header.request_id, false, {}};
@@ -71,6 +75,12 @@ void Server::run() {
         break;
       }
       case MsgType::kStop:
+        // After a normal finish a worker's last push may still be on its way: it travels on
+        // another connection than the scheduler's stop. Wait for it; an abort stops at once.
+        if (!(msg->header.flags & msg_flags::kDiverged) && !all_pushes_in()) {
+          stop_pending_ = true;
+          break;
+        }
         send_snapshot(/*final=*/true);
         return;
       default:
@@ -251,6 +261,12 @@ void Server::record_staleness(std::int64_t staleness) {
   const auto s = static_cast<std::size_t>(staleness < 0 ? 0 : staleness);
   if (staleness_counts_.size() <= s) staleness_counts_.resize(s + 1, 0);
   ++staleness_counts_[s];
+}
+
+bool Server::all_pushes_in() const {
+  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w)
+    if (controller_.pushes(w) < static_cast<std::int64_t>(spec_.iterations)) return false;
+  return true;
 }
 
 void Server::queue_pull(PendingPull p) {

@@ -55,6 +55,8 @@ class Server {
   void apply_one(const Message& m, const std::vector<std::uint32_t>& rows, std::int64_t staleness,
                  double scale);
   void record_staleness(std::int64_t staleness);
+  /// Every worker's push of every iteration has arrived.
+  bool all_pushes_in() const;
   /// Answers `p` now if the consistency model allows, else queues it.
   void queue_pull(PendingPull p);
   /// Answers the queued pulls that the shard clock now allows.
@@ -83,7 +85,8 @@ class Server {
   std::vector<bool> touched_;  // keyed BSP: rows of aggregate_ holding a sum (kept all-false between barriers)
   std::vector<PendingPull> pending_;
   std::int64_t last_snapshot_clock_ = -1;
-  std::int64_t scanned_clock_ = -1;  // shard clock at the last scan of pending_
+  std::int64_t scanned_clock_ = -1;
+  bool stop_pending_ = false;  // a normal stop arrived before the last pushes  // shard clock at the last scan of pending_
   // Gradients applied since the last snapshot, by staleness.
   std::vector<std::uint32_t> staleness_counts_;
 };
