@@ -2,6 +2,8 @@
 // (format "ratings": file, test_fraction): values, defaults, strict errors with their JSON
 // pointers, and prepare_training on a small ratings file (split, model, partition, metric).
 #include <gtest/gtest.h>
+
+#include "tests/scenario_test_support.h"
 #include <unistd.h>
 
 #include <filesystem>
@@ -16,6 +18,9 @@
 
 namespace pstwin {
 namespace {
+
+using testing_support::error_message;
+using testing_support::error_pointer;
 
 using nlohmann::json;
 
@@ -33,14 +38,6 @@ json mf_scenario() {
   })");
 }
 
-std::string error_pointer(const json& doc) {
-  try {
-    parse_scenario(doc);
-  } catch (const ScenarioError& e) {
-    return e.pointer();
-  }
-  return "<valid>";
-}
 
 TEST(ScenarioMf, ReadsRankL2InitScaleFileAndTestFraction) {
   const Scenario s = parse_scenario(mf_scenario());

@@ -3,6 +3,8 @@
 // pointers, and the hand-over into JobSpec.
 #include <gtest/gtest.h>
 
+#include "tests/scenario_test_support.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -13,6 +15,9 @@
 
 namespace pstwin {
 namespace {
+
+using testing_support::error_message;
+using testing_support::error_pointer;
 
 using nlohmann::json;
 
@@ -31,14 +36,6 @@ json mlp_adam_scenario() {
   })");
 }
 
-std::string error_pointer(const json& doc) {
-  try {
-    parse_scenario(doc);
-  } catch (const ScenarioError& e) {
-    return e.pointer();
-  }
-  return "<valid>";
-}
 
 TEST(ScenarioMlpOptimizer, ReadsHiddenLayersAndAdamHyperparameters) {
   const Scenario s = parse_scenario(mlp_adam_scenario());

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/scenario_test_support.h"
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +17,9 @@
 
 namespace pstwin {
 namespace {
+
+using testing_support::error_message;
+using testing_support::error_pointer;
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -44,25 +49,7 @@ json full_scenario() {
   })");
 }
 
-/// The pointer of the ScenarioError that parsing `doc` throws, or "<valid>" when it parses.
-std::string error_pointer(const json& doc) {
-  try {
-    parse_scenario(doc);
-  } catch (const ScenarioError& e) {
-    return e.pointer();
-  }
-  return "<valid>";
-}
 
-/// The full message (what()) of the ScenarioError, or "<valid>".
-std::string error_message(const json& doc) {
-  try {
-    parse_scenario(doc);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "<valid>";
-}
 
 TEST(Scenario, FullScenarioParsesToTheRightValues) {
   const Scenario s = parse_scenario(full_scenario());

@@ -1,0 +1,33 @@
+// Helpers for tests of scenario validation.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/scenario.h"
+
+namespace pstwin::testing_support {
+
+/// The JSON pointer of the ScenarioError that parsing `doc` throws, or "<valid>" when it parses.
+inline std::string error_pointer(const nlohmann::json& doc) {
+  try {
+    parse_scenario(doc);
+  } catch (const ScenarioError& e) {
+    return e.pointer();
+  }
+  return "<valid>";
+}
+
+/// The full message (what()) of the ScenarioError, or "<valid>".
+inline std::string error_message(const nlohmann::json& doc) {
+  try {
+    parse_scenario(doc);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "<valid>";
+}
+
+}  // namespace pstwin::testing_support
