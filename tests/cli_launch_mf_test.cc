@@ -29,10 +29,6 @@ void write_toy_ratings(const std::string& path) {
   }
 }
 
-std::string sha_of(const std::string& out) {
-  return read_json(out + "/bsp/summary.json")["params_sha256"].get<std::string>();
-}
-
 TEST(LaunchMf, BspParityOfTheSparseModelAcrossEnvironments) {
   const std::string dir = fresh_dir();
   write_toy_ratings(dir + "/ratings.csv");
@@ -48,18 +44,7 @@ TEST(LaunchMf, BspParityOfTheSparseModelAcrossEnvironments) {
       "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
     }
   })");
-  write_json(dir + "/s.json", s);
-  const std::string path = dir + "/s.json";
-  auto r = run_pstwin("simulate " + path + " --quiet --out " + dir + "/sim");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_pstwin("launch " + path + " --transport inproc --out " + dir + "/inproc");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_pstwin("launch " + path + " --out " + dir + "/zmq");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string expected = sha_of(dir + "/sim");
-  EXPECT_EQ(expected.size(), 64u);
-  EXPECT_EQ(sha_of(dir + "/inproc"), expected);
-  EXPECT_EQ(sha_of(dir + "/zmq"), expected);
+  expect_parity(dir, s);
   const auto sim = read_json(dir + "/sim/bsp/summary.json");
   EXPECT_EQ(sim["metric"], "rmse");
   // Training moved the RMSE below the mean predictor's (the toy ratings spread about 0.8).

@@ -18,10 +18,6 @@ namespace {
 
 using namespace testing_support;
 
-std::string sha_of(const std::string& out, const std::string& variant) {
-  return read_json(out + "/" + variant + "/summary.json")["params_sha256"].get<std::string>();
-}
-
 nlohmann::json toy_bsp(const std::string& dir, const std::string& model) {
   auto s = toy_scenario(dir);
   s["model"]["type"] = model;
@@ -29,29 +25,6 @@ nlohmann::json toy_bsp(const std::string& dir, const std::string& model) {
   return s;
 }
 
-// Runs simulate, launch --transport inproc and launch over ZeroMQ on `scenario`; all three must
-// end with the same parameters (BSP sums gradients in worker order in every environment).
-void expect_parity(const std::string& dir, const nlohmann::json& scenario) {
-  write_json(dir + "/s.json", scenario);
-  const std::string s = dir + "/s.json";
-  auto r = run_pstwin("simulate " + s + " --quiet --out " + dir + "/sim");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_pstwin("launch " + s + " --transport inproc --out " + dir + "/inproc");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  r = run_pstwin("launch " + s + " --out " + dir + "/zmq");
-  ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string expected = sha_of(dir + "/sim", "bsp");
-  EXPECT_EQ(expected.size(), 64u);
-  EXPECT_EQ(sha_of(dir + "/inproc", "bsp"), expected);
-  EXPECT_EQ(sha_of(dir + "/zmq", "bsp"), expected);
-  const auto zmq = read_json(dir + "/zmq/bsp/summary.json");
-  EXPECT_EQ(zmq["environment"], "zmq");
-  EXPECT_EQ(zmq["updates"], read_json(dir + "/sim/bsp/summary.json")["updates"]);
-  // Every node's traffic is counted: the same messages as in process, less the few final
-  // reports (and their JSON) that carry the counts themselves.
-  const double inproc_bytes = read_json(dir + "/inproc/bsp/summary.json")["bytes_sent"].get<double>();
-  EXPECT_NEAR(zmq["bytes_sent"].get<double>(), inproc_bytes, 0.01 * inproc_bytes);
-}
 
 TEST(Launch, BspParityLogistic) {
   const std::string dir = fresh_dir();

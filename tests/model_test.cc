@@ -12,11 +12,12 @@
 #include "runtime/errors.h"
 #include "runtime/model/model.h"
 #include "tests/kernel_test_problems.h"
+#include "tests/model_test_support.h"
 
 namespace pstwin {
 namespace {
 
-using testing::close;
+using testing::expect_gradient_matches_finite_differences;
 using testing::random_problem;
 using testing::random_vector;
 
@@ -73,19 +74,7 @@ TEST_P(ModelTest, GradientWithL2MatchesFiniteDifferencesOfTheFullLoss) {
   model->gradient(*k, data, sel, params.data(), grad.data(), &stats);
   EXPECT_EQ(stats.count, rows.size());
 
-  auto full_loss = [&](const std::vector<float>& w) {
-    LossStats s;
-    model->evaluate(*k, data, sel, w.data(), &s);
-    return s.loss_sum / s.count + model->regularizer(w.data());
-  };
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    std::vector<float> plus = params, minus = params;
-    plus[i] += 1e-2f;
-    minus[i] -= 1e-2f;
-    const double fd = (full_loss(plus) - full_loss(minus)) / (double(plus[i]) - double(minus[i]));
-    EXPECT_TRUE(close(grad[i], fd, 1e-3, 1e-4))
-        << "parameter " << i << ": gradient " << grad[i] << ", finite difference " << fd;
-  }
+  expect_gradient_matches_finite_differences(*model, *k, data, sel, params, grad, 1e-2f, 1e-3, 1e-4);
 }
 
 TEST_P(ModelTest, L2AddsLambdaTimesWeightsAndLeavesBiasesAlone) {
