@@ -1,87 +1,24 @@
-// The wire encoding of Message (layout in codec.h). Integers are written byte by byte in
-// little-endian order, so the format does not depend on the host; bulk arrays are copied with
-// memcpy only when the host is little-endian too.
+// The wire encoding of Message (layout in codec.h), little-endian through runtime/byte_order.h.
 #include "runtime/codec.h"
-
-#include <zlib.h>
 
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <string>
 
+#include "runtime/byte_order.h"
 #include "runtime/errors.h"
 
 namespace pstwin {
 namespace {
 
-static_assert(std::numeric_limits<float>::is_iec559 && sizeof(float) == 4,
-              "the wire carries IEEE 754 binary32 values");
+using namespace byte_order;
 
 constexpr std::uint8_t kMagic[4] = {'P', 'S', 'T', 'W'};
 constexpr std::size_t kCrcBytes = 4;
 constexpr std::size_t kMinMessageBytes = kWireHeaderBytes + kCrcBytes;
-constexpr bool kHostIsLittleEndian = std::endian::native == std::endian::little;
 
 enum KeyMode : std::uint8_t { kNoKeys = 0, kExplicitKeys = 1, kKeyRange = 2 };
-
-// ---- little-endian scalar access -------------------------------------------------------------
-
-void store_u32(std::uint8_t* p, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-void store_u64(std::uint8_t* p, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-std::uint32_t load_u32(const std::uint8_t* p) {
-  std::uint32_t v = 0;
-  for (int i = 0; i < 4; ++i) v |= std::uint32_t{p[i]} << (8 * i);
-  return v;
-}
-std::uint64_t load_u64(const std::uint8_t* p) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{p[i]} << (8 * i);
-  return v;
-}
-
-// ---- little-endian array access (T is a 4- or 8-byte integer or float) ------------------------
-
-template <typename T>
-void store_array(std::uint8_t* p, const T* src, std::size_t n) {
-  if constexpr (kHostIsLittleEndian) {
-    if (n > 0) std::memcpy(p, src, n * sizeof(T));
-  } else {
-    for (std::size_t i = 0; i < n; ++i, p += sizeof(T)) {
-      if constexpr (sizeof(T) == 4) store_u32(p, std::bit_cast<std::uint32_t>(src[i]));
-      else store_u64(p, std::bit_cast<std::uint64_t>(src[i]));
-    }
-  }
-}
-
-template <typename T>
-void load_array(T* dst, const std::uint8_t* p, std::size_t n) {
-  if constexpr (kHostIsLittleEndian) {
-    if (n > 0) std::memcpy(dst, p, n * sizeof(T));
-  } else {
-    for (std::size_t i = 0; i < n; ++i, p += sizeof(T)) {
-      if constexpr (sizeof(T) == 4) dst[i] = std::bit_cast<T>(load_u32(p));
-      else dst[i] = std::bit_cast<T>(load_u64(p));
-    }
-  }
-}
-
-// zlib's crc32() takes a 32-bit length, so feed large buffers in chunks.
-std::uint32_t crc32_of(const std::uint8_t* data, std::size_t size) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  constexpr std::size_t kChunk = std::size_t{1} << 30;
-  while (size > 0) {
-    const std::size_t n = size < kChunk ? size : kChunk;
-    crc = crc32(crc, data, static_cast<uInt>(n));
-    data += n;
-    size -= n;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
 
 // ---- encoding --------------------------------------------------------------------------------
 
@@ -204,12 +141,6 @@ class DecodeError {
   std::string prefix_;
 };
 
-std::string hex32(std::uint32_t v) {
-  static const char* digits = "0123456789abcdef";
-  std::string s = "0x";
-  for (int i = 7; i >= 0; --i) s += digits[(v >> (4 * i)) & 0xf];
-  return s;
-}
 
 // Consumes `count` items of `item_bytes` from `remain`, failing if they do not fit. Divides
 // instead of multiplying, so a count near 2^64 cannot overflow the check.

@@ -50,4 +50,11 @@ class ProtocolError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A checkpoint file or folder is unreadable, unwritable or malformed (runtime/checkpoint/).
+/// what() names the problem and, where one is involved, the file.
+class CheckpointError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace pstwin

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace pstwin {
 
@@ -35,6 +36,27 @@ ServerOptimizer::ServerOptimizer(const OptimizerSpec& spec, double learning_rate
 ServerOptimizer::ServerOptimizer(const std::string& kind, double learning_rate, double momentum,
                                  std::size_t n)
     : ServerOptimizer(OptimizerSpec{.kind = kind}, learning_rate, momentum, n) {}
+
+OptimizerState ServerOptimizer::state() const {
+  return OptimizerState{.first = first_, .second = second_, .steps = steps_};
+}
+
+void ServerOptimizer::restore(OptimizerState s) {
+  const std::size_t want_first = kind_ == Kind::kSgd ? 0 : n_;
+  const std::size_t want_second = kind_ == Kind::kAdam ? n_ : 0;
+  auto check = [&](const char* which, std::size_t got, std::size_t want) {
+    if (got != want)
+      throw std::invalid_argument(spec_.kind + " optimizer over " + std::to_string(n_) +
+                                  " parameters: state vector '" + which + "' has " +
+                                  std::to_string(got) + " floats, expected " +
+                                  std::to_string(want));
+  };
+  check("first", s.first.size(), want_first);
+  check("second", s.second.size(), want_second);
+  first_ = std::move(s.first);
+  second_ = std::move(s.second);
+  steps_ = s.steps;
+}
 
 Cost ServerOptimizer::apply(KernelBackend& k, float* w, const float* g, double scale) {
   ++steps_;

@@ -19,6 +19,15 @@ struct OptimizerSpec {
   double epsilon = 1e-8;     ///< adagrad and adam: added to the root in the denominator, > 0
 };
 
+/// The optimizer's per-key state, for checkpoints and replica transfer. `first` holds momentum's
+/// velocity, Adagrad's sum of squares or Adam's m (empty for sgd); `second` holds Adam's v
+/// (empty otherwise); each non-empty vector has one float per parameter of the shard, in the
+/// shard's order. `steps` is the number of apply()/apply_rows() calls so far (Adam's t).
+struct OptimizerState {
+  std::vector<float> first, second;
+  std::uint64_t steps = 0;
+};
+
 /// Server-side optimizer over one shard of n parameters, holding its per-key state.
 /// Each apply() takes a gradient g and a step scale s (1/W for one worker's gradient under
 /// ASP/SSP, 1 for BSP's mean):
@@ -54,6 +63,16 @@ class ServerOptimizer {
 
   /// Number of apply() and apply_rows() calls so far (Adam's t).
   std::uint64_t steps() const { return steps_; }
+
+  /// A copy of the per-key state and step count (see OptimizerState).
+  OptimizerState state() const;
+
+  /// Replaces the state with `s`, as if this optimizer had run the steps that produced it.
+  /// `s.first` must hold n floats for momentum, adagrad and adam and be empty for sgd;
+  /// `s.second` must hold n floats for adam and be empty otherwise. Throws
+  /// std::invalid_argument naming the kind, the vector and both sizes when they do not match;
+  /// the state is left unchanged then.
+  void restore(OptimizerState s);
 
  private:
   enum class Kind { kSgd, kMomentum, kAdagrad, kAdam };

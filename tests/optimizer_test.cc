@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -219,6 +220,55 @@ TEST(ServerOptimizer, ApplyRowsUpdatesListedRowsAsApplyWouldAndLeavesTheRestAlon
                std::invalid_argument);
   EXPECT_THROW(opt.apply_rows(*k, w.data(), g.data(), outside.data(), 1, 3, 1.0),
                std::invalid_argument);
+}
+
+TEST(ServerOptimizer, RestoredStateContinuesBitIdentically) {
+  // k steps on A, A's state copied into a fresh B (with A's weights), then one more identical
+  // step on both: the weights agree bit for bit, so a checkpoint loses nothing.
+  auto k = cpu();
+  const std::vector<std::vector<float>> grads = {{1.0f, -3.0f, 0.1f, 2.5f},
+                                                 {-0.5f, 2.0f, 0.1f, -1.0f},
+                                                 {0.25f, -1.0f, -4.0f, 0.0f}};
+  const std::vector<float> last = {0.7f, 0.3f, -2.0f, 1.25f};
+  for (const char* kind : {"sgd", "momentum", "adagrad", "adam"}) {
+    ServerOptimizer a(OptimizerSpec{.kind = kind}, 0.05, 0.9, 4);
+    std::vector<float> wa = {0.5f, -1.0f, 2.0f, 0.0f};
+    for (const auto& g : grads) a.apply(*k, wa.data(), g.data(), 0.5);
+    std::vector<float> wb = wa;
+    ServerOptimizer b(OptimizerSpec{.kind = kind}, 0.05, 0.9, 4);
+    const OptimizerState st = a.state();
+    EXPECT_EQ(st.steps, grads.size()) << kind;
+    EXPECT_EQ(st.first.size(), std::string(kind) == "sgd" ? 0u : 4u) << kind;
+    EXPECT_EQ(st.second.size(), std::string(kind) == "adam" ? 4u : 0u) << kind;
+    b.restore(st);
+    EXPECT_EQ(b.steps(), a.steps()) << kind;
+    a.apply(*k, wa.data(), last.data(), 0.5);
+    b.apply(*k, wb.data(), last.data(), 0.5);
+    for (std::size_t i = 0; i < wa.size(); ++i)
+      EXPECT_EQ(std::bit_cast<std::uint32_t>(wa[i]), std::bit_cast<std::uint32_t>(wb[i]))
+          << kind << ", element " << i;
+  }
+}
+
+TEST(ServerOptimizer, RestoreRejectsStateOfTheWrongShape) {
+  ServerOptimizer sgd("sgd", 0.1, 0.0, 4), mom("momentum", 0.1, 0.9, 4), adam("adam", 0.1, 0.0, 4);
+  EXPECT_NO_THROW(sgd.restore({}));
+  EXPECT_THROW(sgd.restore({.first = std::vector<float>(4)}), std::invalid_argument);
+  EXPECT_THROW(mom.restore({}), std::invalid_argument);
+  EXPECT_THROW(mom.restore({.first = std::vector<float>(3)}), std::invalid_argument);
+  EXPECT_THROW(mom.restore({.first = std::vector<float>(4), .second = std::vector<float>(4)}),
+               std::invalid_argument);
+  EXPECT_THROW(adam.restore({.first = std::vector<float>(4)}), std::invalid_argument);
+  try {
+    adam.restore({.first = std::vector<float>(4), .second = std::vector<float>(5), .steps = 2});
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("adam"), std::string::npos) << what;
+    EXPECT_NE(what.find("second"), std::string::npos) << what;
+    EXPECT_NE(what.find("5"), std::string::npos) << what;
+  }
+  EXPECT_EQ(adam.steps(), 0u);  // a rejected restore changes nothing
 }
 
 }  // namespace
