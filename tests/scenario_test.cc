@@ -253,7 +253,8 @@ TEST(Scenario, InvalidInputsNameTheExactPointer) {
       {"unknown straggler type", [](json& d) { d["stragglers"][2]["type"] = "spiky"; }, "/stragglers/2/type"},
       {"straggler without type", [](json& d) { d["stragglers"][2].erase("type"); }, "/stragglers/2/type"},
       {"stragglers not array", [](json& d) { d["stragglers"] = json::object(); }, "/stragglers"},
-      {"non-empty failures", [](json& d) { d["failures"] = json::array({{{"type", "server"}}}); }, "/failures"},
+      {"failure with an unknown key", [](json& d) { d["failures"] = json::array({{{"type", "server"}}}); },
+       "/failures/0/type"},
       {"empty output dir", [](json& d) { d["output"]["dir"] = ""; }, "/output/dir"},
       {"unknown output key", [](json& d) { d["output"]["format"] = "csv"; }, "/output/format"},
   };
@@ -291,7 +292,7 @@ TEST(Scenario, MessagesSayWhatWasExpectedAndGot) {
 
   d = full_scenario();
   d["failures"] = json::array({json::object()});
-  EXPECT_EQ(error_message(d), "/failures: failure injection is not supported yet");
+  EXPECT_EQ(error_message(d), "/failures/0: expected exactly one of the keys \"node\", \"link\" or \"random\", got none");
 }
 
 TEST(Scenario, IntegralFloatsAreAcceptedAsIntegers) {

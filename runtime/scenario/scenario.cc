@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "runtime/errors.h"
+#include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
 
@@ -72,15 +73,15 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
-                 {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers", "failures",
-                  "output"});
+                 {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
+                  "fault_tolerance", "failures", "output"});
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));
   s.seed = read_uint(o.at("seed"), o.ptr("seed"));
 
   // Order matters: data and training depend on the model type, variants and stragglers on the
-  // number of workers.
+  // number of workers, fault tolerance and failures on the cluster.
   s.model = parse_model(o.at("model"), o.ptr("model"));
   const bool synthetic = s.model.type == "synthetic";
   if (o.has("data")) s.data = parse_data(o.at("data"), o.ptr("data"), base_dir);
@@ -96,12 +97,11 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   s.cluster = parse_cluster(o.at("cluster"), o.ptr("cluster"));
   s.consistency = parse_consistency(o.at("consistency"), o.ptr("consistency"), s.cluster.workers);
   if (o.has("stragglers")) s.stragglers = parse_stragglers(o.at("stragglers"), o.ptr("stragglers"), s.cluster.workers);
-  if (o.has("failures")) {
-    // The key is reserved so scenarios can be written ahead; silently ignoring failures would
-    // report a fault-free run as if it had survived them.
-    if (!read_array(o.at("failures"), o.ptr("failures"), true).empty())
-      throw ScenarioError(o.ptr("failures"), "failure injection is not supported yet");
-  }
+  if (o.has("fault_tolerance"))
+    s.fault_tolerance = parse_fault_tolerance(o.at("fault_tolerance"), o.ptr("fault_tolerance"), s.cluster);
+  if (o.has("failures")) s.failures = parse_failures(o.at("failures"), o.ptr("failures"), s.cluster);
+  // Failures without the section still need someone to notice them: heartbeats with defaults.
+  s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

@@ -104,6 +104,51 @@ struct StragglerSpec {
   double sigma = 0.0;                  ///< lognormal, >= 0
 };
 
+/// "fault_tolerance": replication, failure detection and checkpoints. Durations in seconds,
+/// bandwidths in bytes per second.
+struct FaultToleranceSection {
+  std::uint32_t replication = 1;  ///< servers holding each key range (primary + backups), 1..cluster.servers
+  double heartbeat_interval_s = 0.2;  ///< "heartbeat_interval": how often every node tells the scheduler it lives, > 0
+  double heartbeat_timeout_s = 1.0;   ///< "heartbeat_timeout": silence after which the scheduler declares a
+                                      ///< node dead; > heartbeat_interval_s
+  std::uint64_t checkpoint_every_clocks = 0;  ///< "checkpoint_every_clocks": servers checkpoint when the shard
+                                              ///< clock reaches a multiple; 0 = off
+  double checkpoint_every_s = 0.0;  ///< "checkpoint_every": also at least this often (a duration string); 0 = off
+  double checkpoint_bandwidth_Bps = 1e9;  ///< "checkpoint_bandwidth": simulated storage write speed ("2GBps"), > 0
+  bool enabled = false;  ///< the section is present or "failures" is non-empty: heartbeats run
+};
+
+/// A node of the job as scenarios name it: "scheduler", "server:<i>", "worker:<i>" (0-based).
+struct NodeRef {
+  enum class Role { kScheduler, kServer, kWorker };
+  Role role = Role::kScheduler;
+  std::uint32_t index = 0;  ///< within the role; 0 for the scheduler
+  /// The scenario spelling: "scheduler", "server:1", "worker:3".
+  std::string text() const;
+  friend bool operator==(const NodeRef&, const NodeRef&) = default;
+};
+
+/// One entry of "failures". Times are seconds from the start of the run (simulated or wall).
+struct FailureSpec {
+  enum class Kind {
+    kNode,    ///< {"node": "server:1", "at": "2s", "recover_at": "5s"}: the node's host fails at `at` (its
+              ///< process is killed) and, when recover_at is given, restarts then
+    kLink,    ///< {"link": "worker:3", "at": "1s", "recover_at": "1.5s"}: the node's network link is down in
+              ///< [at, recover_at) (forever without recover_at); messages sent meanwhile are lost
+    kRandom,  ///< {"random": "workers"|"servers", "mtbf": "60s", "repair": "5s", "nodes": [0, 2]}: each listed
+              ///< node (all when "nodes" is absent) fails after Exponential(mtbf) up-times, and restarts
+              ///< `repair` later when given (else stays down)
+  };
+  Kind kind = Kind::kNode;
+  NodeRef target;                      ///< kNode, kLink
+  double at_s = 0.0;                   ///< kNode, kLink: >= 0
+  std::optional<double> recover_at_s;  ///< kNode, kLink: > at_s when present; never for the scheduler's node
+  NodeRef::Role group = NodeRef::Role::kWorker;  ///< kRandom: kWorker or kServer
+  std::vector<std::uint32_t> nodes;    ///< kRandom: distinct indices in the group; empty = all
+  double mtbf_s = 0.0;                 ///< kRandom: mean time between failures, > 0
+  std::optional<double> repair_s;      ///< kRandom: down time before the restart, > 0 when present
+};
+
 /// "output".
 struct OutputSection {
   std::string dir;  ///< default "runs/<name>"
@@ -119,6 +164,8 @@ struct Scenario {
   std::vector<ConsistencyVariant> consistency;
   ClusterSection cluster;
   std::vector<StragglerSpec> stragglers;
+  FaultToleranceSection fault_tolerance;
+  std::vector<FailureSpec> failures;
   OutputSection output;
   nlohmann::json source;  ///< the JSON it was parsed from, after --set overrides
 };
@@ -126,8 +173,9 @@ struct Scenario {
 /// Validates `doc` strictly and returns the scenario. Throws ScenarioError naming the JSON
 /// pointer and what was expected for an unknown key, a missing required key, a wrong type or an
 /// impossible value (e.g. zero workers, staleness < 0, a probability outside [0, 1], an unknown
-/// device preset, a unit it cannot parse, backup_workers >= workers). Relative data paths are
-/// resolved against `base_dir` (the scenario file's folder) when they do not exist as given.
+/// device preset, a unit it cannot parse, backup_workers >= workers, replication > servers, a
+/// failure of a node the cluster does not have). Relative data paths are resolved against
+/// `base_dir` (the scenario file's folder) when they do not exist as given.
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir = ".");
 
 /// Reads the file at `path`, applies each "/json/pointer=value" override (value parsed as JSON,
