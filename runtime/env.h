@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "kernels/cost.h"
+#include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/message.h"
 #include "runtime/metrics.h"
 #include "runtime/rng.h"
@@ -36,6 +37,8 @@ class Env {
   /// Encoded bytes this node has sent so far, where only the node itself can count them (a
   /// process of a real job); 0 where the environment counts every node's traffic itself.
   virtual std::uint64_t bytes_sent() const { return 0; }
+  /// Where checkpoints go; null when the job keeps none (the default).
+  virtual CheckpointStore* checkpoints() { return nullptr; }
 };
 
 }  // namespace pstwin

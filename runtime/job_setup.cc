@@ -131,6 +131,13 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
                                  .epsilon = scenario.training.epsilon};
   spec.momentum = scenario.training.momentum;
   spec.eval_every = scenario.training.eval_every;
+  const FaultToleranceSection& ft = scenario.fault_tolerance;
+  spec.fault = FaultConfig{.enabled = ft.enabled,
+                           .replication = ft.replication,
+                           .heartbeat_interval_s = ft.heartbeat_interval_s,
+                           .heartbeat_timeout_s = ft.heartbeat_timeout_s,
+                           .checkpoint_every_clocks = ft.checkpoint_every_clocks,
+                           .checkpoint_every_s = ft.checkpoint_every_s};
   if (scenario.model.type == "synthetic") {
     spec.synthetic = SyntheticModel{scenario.model.parameters, scenario.model.flops_per_iteration,
                                     scenario.model.bytes_per_iteration};

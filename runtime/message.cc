@@ -15,6 +15,14 @@ std::string_view msg_type_name(MsgType t) {
     case MsgType::kAbort: return "abort";
     case MsgType::kRegister: return "register";
     case MsgType::kAddressBook: return "address-book";
+    case MsgType::kHeartbeat: return "heartbeat";
+    case MsgType::kMembership: return "membership";
+    case MsgType::kReplicate: return "replicate";
+    case MsgType::kReplicaAck: return "replica-ack";
+    case MsgType::kShardState: return "shard-state";
+    case MsgType::kPushAck: return "push-ack";
+    case MsgType::kRejoin: return "rejoin";
+    case MsgType::kCheckpointDone: return "checkpoint-done";
   }
   // A MsgType built from an unchecked byte can hold any value; the switch covers the named ones.
   return "unknown";

@@ -33,10 +33,23 @@ enum class MsgType : std::uint8_t {
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
   kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
   kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id]}
+  // Fault tolerance (runtime/roles/membership.h, server.h, worker.h).
+  kHeartbeat = 11,    ///< node's environment -> scheduler: this node lives; payload-free
+  kMembership = 12,   ///< scheduler -> node: routing epoch, replicas of each key range and dead
+                      ///< workers; data = JSON (Membership); header.epoch = the epoch
+  kReplicate = 13,    ///< primary -> backup: one operation of a key range's log, in log order;
+                      ///< request_id = log sequence number, data = JSON {"op", "worker", ...},
+                      ///< and for a push op the worker's push (flags, clock, version, keys, values)
+  kReplicaAck = 14,   ///< backup -> primary: applied the range's log up to request_id
+  kShardState = 15,   ///< primary -> backup: a key range's whole state (params, optimizer state,
+                      ///< consistency state, buffered gradients), at log sequence request_id
+  kPushAck = 16,      ///< server -> worker: the push `request_id` is applied on every live replica
+  kRejoin = 17,       ///< restarted node -> scheduler: take me back (data = JSON {"role", "index"})
+  kCheckpointDone = 18,  ///< server -> scheduler: range `shard`'s checkpoint of `clock` is stored
 };
 
 /// Largest valid MsgType value, for decoders.
-inline constexpr std::uint8_t kMaxMsgType = 10;
+inline constexpr std::uint8_t kMaxMsgType = 18;
 
 /// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
 std::string_view msg_type_name(MsgType t);
@@ -59,6 +72,12 @@ inline constexpr std::uint32_t kWholeShard = 1u << 3;
 /// of the pull's keys, in its key order, and `keys` is omitted. kPush: `keys` lists the keys
 /// whose gradient `values` carries. Each key has values_per_key floats (a parameter row).
 inline constexpr std::uint32_t kKeyed = 1u << 4;
+/// On kPush: answer with kPushAck once every live replica applied it (a worker's last push).
+inline constexpr std::uint32_t kAckRequested = 1u << 5;
+/// On kPull from a restarted worker: rejoin the key range. With clock < 0, only ask for the range's
+/// clock (answered by a kPullReply without values, version = the range's clock); with clock c >= 0,
+/// count the worker again from clock c on (ConsistencyController::rejoin) and answer as a pull of c.
+inline constexpr std::uint32_t kRejoin = 1u << 6;
 }  // namespace msg_flags
 
 /// Fixed-size metadata of a message. Every field has a meaning for every type; unused ones are 0.

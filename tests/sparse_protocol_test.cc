@@ -41,6 +41,7 @@ class ScriptedEnv : public Env {
       reply.header.type = MsgType::kPullReply;
       reply.header.flags = msg_flags::kKeyed;
       reply.header.sender = to;
+      reply.header.shard = msg.header.shard;  // the key range asked about
       reply.header.clock = msg.header.clock;
       for (Key k : msg.keys)
         reply.values.insert(reply.values.end(), table_.begin() + static_cast<long>(k * width_),
@@ -168,6 +169,7 @@ Message keyed(MsgType type, NodeId from, std::int64_t clock, std::vector<Key> ke
   m.header.type = type;
   m.header.flags = msg_flags::kKeyed;
   m.header.sender = from;
+  m.header.shard = 1;  // the key range of server 1, the one run_server runs
   m.header.clock = clock;
   m.keys = std::move(keys);
   m.values = std::move(values);
@@ -182,6 +184,7 @@ std::vector<Message> run_server(Fixture& f, ConsistencyMode mode, std::deque<Mes
   ScriptedEnv env(f.spec.layout.server(1), false, {}, 0);
   Message start;
   start.header.type = MsgType::kStart;
+  start.header.shard = 1;
   start.keys = {f.ranges[1].begin};
   start.lengths = {static_cast<std::uint32_t>(f.ranges[1].size())};
   start.values.assign(f.ranges[1].size() * 4, 1.0f);
@@ -256,6 +259,7 @@ TEST(SparseProtocol, ServerRejectsKeysOutsideItsShardAndWholeShardPushes) {
   m.header.type = MsgType::kPush;
   m.header.flags = msg_flags::kWholeShard;
   m.header.sender = w0;
+  m.header.shard = 1;
   m.values.assign(200, 0.0f);
   dense.push_back(m);
   EXPECT_THROW(run_server(f, ConsistencyMode::kAsp, dense), ProtocolError);

@@ -134,6 +134,48 @@ bool ConsistencyController::set_live(std::uint32_t worker, bool live) {
   return true;
 }
 
+bool ConsistencyController::rejoin(std::uint32_t worker, std::int64_t clock) {
+  check_worker(worker, pushes_.size(), "rejoin");
+  if (clock < 0)
+    throw std::invalid_argument("consistency: worker " + std::to_string(worker) +
+                                " rejoins at negative clock " + std::to_string(clock));
+  if (config_.mode == ConsistencyMode::kBsp && clock > applied_clock_ + 1)
+    throw std::invalid_argument("consistency: worker " + std::to_string(worker) + " rejoins at clock " +
+                                std::to_string(clock) + " but the shard is at clock " +
+                                std::to_string(applied_clock_) + " (BSP allows at most one ahead)");
+  const bool was_arrived = live_[worker] && pushes_[worker] > applied_clock_;
+  pushes_[worker] = std::max(pushes_[worker], clock);
+  live_[worker] = true;
+  if (config_.mode != ConsistencyMode::kBsp) return false;
+  const bool arrived = pushes_[worker] > applied_clock_;
+  if (arrived == was_arrived) return false;
+  if (arrived) ++arrived_for_clock_;
+  if (arrived_for_clock_ == 0 || arrived_for_clock_ < barrier_quorum()) return false;
+  ++applied_clock_;
+  arrived_for_clock_ = 0;
+  return true;
+}
+
+bool ConsistencyController::live(std::uint32_t worker) const {
+  check_worker(worker, pushes_.size(), "query");
+  return live_[worker];
+}
+
+ConsistencyState ConsistencyController::state() const {
+  return ConsistencyState{pushes_, live_, applied_clock_, arrived_for_clock_};
+}
+
+void ConsistencyController::restore(const ConsistencyState& s) {
+  if (s.pushes.size() != pushes_.size() || s.live.size() != live_.size())
+    throw std::invalid_argument("consistency: state for " + std::to_string(s.pushes.size()) +
+                                " workers restored into a controller of " +
+                                std::to_string(pushes_.size()));
+  pushes_ = s.pushes;
+  live_ = s.live;
+  applied_clock_ = s.applied_clock;
+  arrived_for_clock_ = s.arrived_for_clock;
+}
+
 std::uint32_t ConsistencyController::live_count() const {
   return static_cast<std::uint32_t>(std::count(live_.begin(), live_.end(), true));
 }

@@ -32,6 +32,14 @@ enum class PushAction {
   kDrop,            ///< BSP with backup workers: the clock was already applied; discard
 };
 
+/// Everything a ConsistencyController knows, for replica transfer (see state() and restore()).
+struct ConsistencyState {
+  std::vector<std::int64_t> pushes;  ///< by worker
+  std::vector<bool> live;            ///< by worker
+  std::int64_t applied_clock = 0;
+  std::uint32_t arrived_for_clock = 0;
+};
+
 /// Per-shard consistency state for `num_workers` workers, indexed 0..W-1. Not thread-safe.
 ///
 /// Clocks: worker w's k-th push (k = 0, 1, ...) carries clock k. clock() is the shard's clock:
@@ -65,6 +73,21 @@ class ConsistencyController {
   /// the death completes is reported by the returned value: true when clock() advanced, in which
   /// case the server applies the buffered aggregate of clock()-1.
   bool set_live(std::uint32_t worker, bool live);
+
+  /// A restarted worker counts again, from `clock` on: its next push carries `clock` (the clocks it
+  /// missed count as arrived under BSP, without a gradient). Under BSP `clock` must not exceed
+  /// clock() + 1 (a worker rejoins at the newest clock of any range, and ranges differ by at most
+  /// one); throws std::invalid_argument otherwise. Returns true when a BSP barrier completed, as
+  /// set_live does.
+  bool rejoin(std::uint32_t worker, std::int64_t clock);
+
+  /// Whether `worker` counts toward barriers and minimums.
+  bool live(std::uint32_t worker) const;
+
+  /// The whole state, and its replacement (a backup taking a primary's state). restore() throws
+  /// std::invalid_argument when the state is for another number of workers.
+  ConsistencyState state() const;
+  void restore(const ConsistencyState& s);
 
   std::uint32_t num_workers() const { return static_cast<std::uint32_t>(pushes_.size()); }
   const ConsistencyConfig& config() const { return config_; }

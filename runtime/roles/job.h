@@ -36,6 +36,27 @@ struct SyntheticModel {
   double bytes_per_iteration = 0.0;
 };
 
+/// Fault tolerance of a job (scenario section "fault_tolerance"; README "Fault tolerance").
+struct FaultConfig {
+  /// Heartbeats flow, the scheduler declares silent nodes dead, and workers have their last
+  /// pushes acknowledged (msg_flags::kAckRequested) before they report done.
+  bool enabled = false;
+  std::uint32_t replication = 1;     ///< servers holding each key range: a primary and backups
+  double heartbeat_interval_s = 0.2;  ///< how often each node's environment sends kHeartbeat
+  double heartbeat_timeout_s = 1.0;  ///< silence after which the scheduler declares a node dead
+  std::uint64_t checkpoint_every_clocks = 0;  ///< 0: no clock-driven checkpoints
+  double checkpoint_every_s = 0.0;            ///< 0: no time-driven checkpoints
+};
+
+/// Where a resumed job starts: every key range's state at one checkpointed clock.
+struct ResumePoint {
+  std::int64_t clock = 0;
+  /// By range: params (key_count x width floats) and the optimizer's state.
+  std::vector<std::vector<float>> params;
+  std::vector<std::vector<float>> optimizer_first, optimizer_second;
+  std::vector<std::uint64_t> optimizer_steps;
+};
+
 /// The training setup shared by all roles of a job. Pointers are non-owning and must outlive the
 /// roles; `model`, `train` and `test` are null for the synthetic model.
 struct JobSpec {
@@ -48,6 +69,10 @@ struct JobSpec {
   double momentum = 0.0;
   std::uint64_t eval_every = 0;      ///< global clocks between evaluations
   double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
+  FaultConfig fault;
+  /// Set when the job resumes from a checkpoint (pstwin launch --resume): the scheduler starts
+  /// the servers from it and the workers at its clock.
+  std::optional<ResumePoint> resume;
   const Model* model = nullptr;
   std::optional<SyntheticModel> synthetic;
   const Dataset* train = nullptr;

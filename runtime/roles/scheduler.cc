@@ -1,5 +1,6 @@
 #include "runtime/roles/scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -35,87 +36,116 @@ void Scheduler::start_job() {
   const std::uint64_t w = spec_.values_per_key();  // floats per key: ranges count keys
   ranges_ = range_partition(spec_.num_keys(), spec_.layout.servers);
   std::vector<float> init;
-  if (!spec_.synthetic) {
+  if (!spec_.synthetic && !spec_.resume) {
     init.assign(n, 0.0f);
     spec_.model->init(init.data(), env_.rng());
   }
-  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
-    Message m;
-    m.header.type = MsgType::kStart;
-    m.header.shard = s;
-    m.keys = {ranges_[s].begin};
-    m.lengths = {static_cast<std::uint32_t>(ranges_[s].size())};
-    if (spec_.synthetic)
-      m.virtual_values = ranges_[s].size();
-    else
-      m.values.assign(init.begin() + static_cast<long>(ranges_[s].begin * w),
-                      init.begin() + static_cast<long>(ranges_[s].end * w));
-    env_.send(spec_.layout.server(s), std::move(m));
+  // Every replica of a range starts from the same values (or the same checkpoint).
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    for (NodeId server : membership_.replicas[r]) {
+      Message m;
+      m.header.type = MsgType::kStart;
+      m.header.shard = r;
+      m.keys = {ranges_[r].begin};
+      m.lengths = {static_cast<std::uint32_t>(ranges_[r].size())};
+      if (spec_.resume) {
+        const ResumePoint& rp = *spec_.resume;
+        m.values = rp.params.at(r);
+        m.values.insert(m.values.end(), rp.optimizer_first.at(r).begin(), rp.optimizer_first.at(r).end());
+        m.values.insert(m.values.end(), rp.optimizer_second.at(r).begin(), rp.optimizer_second.at(r).end());
+        m.data = nlohmann::json{{"clock", rp.clock},
+                                {"opt_first", rp.optimizer_first.at(r).size()},
+                                {"opt_second", rp.optimizer_second.at(r).size()},
+                                {"opt_steps", rp.optimizer_steps.at(r)}}.dump();
+      } else if (spec_.synthetic) {
+        m.virtual_values = ranges_[r].size();
+      } else {
+        m.values.assign(init.begin() + static_cast<long>(ranges_[r].begin * w),
+                        init.begin() + static_cast<long>(ranges_[r].end * w));
+      }
+      env_.send(server, std::move(m));
+    }
   }
-  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
+  for (std::uint32_t wi = 0; wi < spec_.layout.workers; ++wi) {
     Message m;
     m.header.type = MsgType::kStart;
     for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
       m.keys.push_back(s);
       m.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
     }
-    env_.send(spec_.layout.worker(w), std::move(m));
+    env_.send(spec_.layout.worker(wi), std::move(m));
   }
 }
 
+std::string Scheduler::node_name(NodeId n) const {
+  if (n == JobLayout::scheduler()) return "scheduler";
+  if (spec_.layout.is_server(n)) return "server:" + std::to_string(spec_.layout.server_index(n));
+  return "worker:" + std::to_string(spec_.layout.worker_index(n));
+}
+
+bool Scheduler::all_workers_finished() const {
+  return std::all_of(worker_finished_.begin(), worker_finished_.end(), [](bool f) { return f; });
+}
+
 void Scheduler::run() {
-  worker_finished_.assign(spec_.layout.workers, false);
-  for (const auto& r : range_partition(spec_.num_keys(), spec_.layout.servers))
+  const JobLayout& layout = spec_.layout;
+  worker_finished_.assign(layout.workers, false);
+  membership_ = initial_membership(layout.servers, layout.servers, layout.workers,
+                                   spec_.fault.replication, layout.server(0));
+  last_seen_.assign(layout.nodes(), env_.now());
+  dead_.assign(layout.nodes(), false);
+  stop_sent_.assign(layout.nodes(), false);
+  final_got_.assign(layout.servers, false);
+  for (const auto& r : range_partition(spec_.num_keys(), layout.servers))
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
   start_job();
-  std::uint32_t workers_done = 0;
-  std::uint32_t finals = 0;
   final_.params.assign(spec_.synthetic ? 0 : spec_.num_parameters(), 0.0f);
-  std::int64_t final_clock = 0;
-  while (finals < spec_.layout.servers) {
-    auto m = env_.recv(spec_.stall_timeout_s);
-    if (!m)
+  last_activity_ = env_.now();
+  while (finals_ < layout.servers) {
+    // With heartbeats, wake up in time to notice the first node that falls silent.
+    double wait = spec_.stall_timeout_s - (env_.now() - last_activity_);
+    if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_interval_s);
+    auto m = wait > 0 ? env_.recv(wait) : std::nullopt;
+    if (m && m->header.sender < layout.nodes()) last_seen_[m->header.sender] = env_.now();
+    if (m && m->header.type != MsgType::kHeartbeat) last_activity_ = env_.now();
+    if (!m && env_.now() - last_activity_ >= spec_.stall_timeout_s)
       throw std::runtime_error("scheduler: nothing received for " +
                                std::to_string(spec_.stall_timeout_s) +
                                " s; a role is stuck or gone");
+    if (spec_.fault.enabled) check_heartbeats();
+    if (!m) continue;
     switch (m->header.type) {
+      case MsgType::kHeartbeat:
+        break;
       case MsgType::kSnapshot:
         absorb_staleness(*m);
-        if (m->header.flags & msg_flags::kFinal) {
-          absorb_traffic_report(*m);
-          const KeyRange& r = ranges_.at(spec_.layout.server_index(m->header.sender));
-          if (!spec_.synthetic) {
-            if (m->values.size() != r.size() * spec_.values_per_key())
-              throw ProtocolError("scheduler: final snapshot size does not match its range");
-            std::copy(m->values.begin(), m->values.end(),
-                      final_.params.begin() + static_cast<long>(r.begin * spec_.values_per_key()));
-          }
-          final_clock = finals == 0 ? m->header.clock : std::min(final_clock, m->header.clock);
-          final_.time_s = std::max(final_.time_s, snapshot_time(*m));
-          ++finals;
-        } else if (!diverged_) {
-          // Snapshots still in flight when the workers finished are evaluated too.
-          handle_snapshot(*m);
-        }
+        if (m->header.flags & msg_flags::kFinal) handle_final(*m);
+        else if (!diverged_) handle_snapshot(*m);  // ones in flight when workers finished count too
         break;
       case MsgType::kWorkerDone:
         absorb_traffic_report(*m);
-        worker_finished_.at(spec_.layout.worker_index(m->header.sender)) = true;
-        if (++workers_done == spec_.layout.workers && !stopping_) stop_all(false);
+        worker_finished_.at(layout.worker_index(m->header.sender)) = true;
+        if (all_workers_finished() && !stopping_) stop_all(false);
         break;
       case MsgType::kAbort:
         if (!stopping_) {
           diverged_ = true;
           reason_ = "training diverged: worker " +
-                    std::to_string(spec_.layout.worker_index(m->header.sender)) +
+                    std::to_string(layout.worker_index(m->header.sender)) +
                     " saw a non-finite mini-batch loss at clock " +
                     std::to_string(m->header.clock);
           env_.metrics().event(env_.now(), "diverged",
-                               {{"worker", spec_.layout.worker_index(m->header.sender)},
+                               {{"worker", layout.worker_index(m->header.sender)},
                                 {"clock", m->header.clock}});
           stop_all(true);
         }
+        break;
+      case MsgType::kRejoin:
+        handle_rejoin(*m);
+        break;
+      case MsgType::kCheckpointDone:
+        handle_checkpoint_done(*m);
         break;
       default:
         throw ProtocolError("scheduler: unexpected " +
@@ -123,13 +153,186 @@ void Scheduler::run() {
                             std::to_string(m->header.sender));
     }
   }
-  if (!diverged_ && final_clock != last_eval_clock_ &&
-      !evaluate(final_clock, final_.params, final_.time_s)) {
+  if (!diverged_ && final_clock_ != last_eval_clock_ &&
+      !evaluate(final_clock_, final_.params, final_.time_s)) {
     diverged_ = true;
-    reason_ = "training diverged: non-finite loss at the final clock " + std::to_string(final_clock);
-    env_.metrics().event(env_.now(), "diverged", {{"clock", final_clock}});
+    reason_ = "training diverged: non-finite loss at the final clock " + std::to_string(final_clock_);
+    env_.metrics().event(env_.now(), "diverged", {{"clock", final_clock_}});
   }
   env_.metrics().finish(params_sha256(final_.params), diverged_, reason_);
+}
+
+void Scheduler::handle_final(const Message& m) {
+  absorb_traffic_report(m);
+  const std::uint32_t r = m.header.shard;
+  if (r >= ranges_.size())
+    throw ProtocolError("scheduler: final snapshot of unknown key range " + std::to_string(r));
+  if (final_got_[r]) return;  // a promoted primary's second final
+  const KeyRange& kr = ranges_[r];
+  if (!spec_.synthetic) {
+    if (m.values.size() != kr.size() * spec_.values_per_key())
+      throw ProtocolError("scheduler: final snapshot size does not match its range");
+    std::copy(m.values.begin(), m.values.end(),
+              final_.params.begin() + static_cast<long>(kr.begin * spec_.values_per_key()));
+  }
+  final_clock_ = finals_ == 0 ? m.header.clock : std::min(final_clock_, m.header.clock);
+  final_.time_s = std::max(final_.time_s, snapshot_time(m));
+  final_got_[r] = true;
+  ++finals_;
+}
+
+void Scheduler::check_heartbeats() {
+  const double now = env_.now();
+  for (NodeId n = 1; n < spec_.layout.nodes(); ++n) {
+    if (dead_[n]) continue;
+    if (spec_.layout.is_worker(n) && worker_finished_[spec_.layout.worker_index(n)]) continue;
+    if (spec_.layout.is_server(n) && stop_sent_[n]) {
+      // A stopped server exits once its finals are out; only a primary still owing one counts.
+      bool owes = false;
+      for (std::uint32_t r = 0; r < membership_.replicas.size(); ++r)
+        owes = owes || (!final_got_[r] && membership_.primary(r) == n);
+      if (!owes) continue;
+    }
+    if (now - last_seen_[n] > spec_.fault.heartbeat_timeout_s) declare_dead(n);
+  }
+}
+
+void Scheduler::declare_dead(NodeId node) {
+  const JobLayout& layout = spec_.layout;
+  dead_[node] = true;
+  env_.metrics().event(env_.now(), "node_dead",
+                       {{"node", node_name(node)}, {"silent_s", env_.now() - last_seen_[node]}});
+  // If it is only cut off rather than gone, it must not act on its own any more.
+  Message stop;
+  stop.header.type = MsgType::kStop;
+  stop.header.flags = msg_flags::kDiverged;
+  env_.send(node, std::move(stop));
+  if (layout.is_worker(node)) {
+    const std::uint32_t w = layout.worker_index(node);
+    worker_finished_[w] = true;
+    membership_.dead_workers[w] = true;
+    ++membership_.epoch;
+    broadcast_membership();
+    if (all_workers_finished() && !stopping_) stop_all(false);
+    return;
+  }
+  stop_sent_[node] = true;
+  std::vector<std::uint32_t> lost;
+  for (std::uint32_t r = 0; r < membership_.replicas.size(); ++r) {
+    auto& set = membership_.replicas[r];
+    const auto it = std::find(set.begin(), set.end(), node);
+    if (it == set.end()) continue;
+    const bool was_primary = it == set.begin();
+    set.erase(it);
+    if (set.empty()) {
+      lost.push_back(r);
+      continue;
+    }
+    if (was_primary)
+      env_.metrics().event(env_.now(), "promoted",
+                           {{"range", r}, {"server", node_name(set.front())}});
+  }
+  if (!lost.empty()) {
+    std::string ranges;
+    for (auto r : lost) {
+      if (!ranges.empty()) ranges += ", ";
+      ranges.append("range ").append(std::to_string(r)).append(" (keys [")
+          .append(std::to_string(ranges_[r].begin)).append(", ")
+          .append(std::to_string(ranges_[r].end)).append("))");
+    }
+    reason_ = node_name(node) + " failed and no live replica holds " + ranges +
+              " (replication " + std::to_string(spec_.fault.replication) +
+              "): their parameters are lost";
+    env_.metrics().event(env_.now(), "job_lost", {{"reason", reason_}, {"ranges", lost}});
+    stop_all(true);
+    throw std::runtime_error(reason_);
+  }
+  refill_replicas();
+  ++membership_.epoch;
+  broadcast_membership();
+  // Stopping already: a newly promoted primary owes the final snapshot of its new range.
+  if (servers_stopped_)
+    for (const auto& set : membership_.replicas) stop_server(set.front(), diverged_);
+}
+
+void Scheduler::refill_replicas() {
+  const JobLayout& layout = spec_.layout;
+  std::vector<std::uint32_t> load(layout.nodes(), 0);
+  for (const auto& set : membership_.replicas)
+    for (NodeId n : set) ++load[n];
+  for (std::uint32_t r = 0; r < membership_.replicas.size(); ++r) {
+    auto& set = membership_.replicas[r];
+    while (set.size() < spec_.fault.replication) {
+      NodeId best = 0;
+      for (std::uint32_t s = 0; s < layout.servers; ++s) {
+        const NodeId n = layout.server(s);
+        if (dead_[n] || stop_sent_[n] || std::find(set.begin(), set.end(), n) != set.end()) continue;
+        if (best == 0 || load[n] < load[best]) best = n;
+      }
+      if (best == 0) break;  // no spare server now; a restarted one will fill the gap
+      set.push_back(best);
+      ++load[best];
+      env_.metrics().event(env_.now(), "backup_assigned", {{"range", r}, {"server", node_name(best)}});
+    }
+  }
+}
+
+void Scheduler::broadcast_membership() {
+  const Message m = membership_.to_message();
+  for (NodeId n = 1; n < spec_.layout.nodes(); ++n) {
+    if (dead_[n]) continue;
+    if (spec_.layout.is_worker(n) && worker_finished_[spec_.layout.worker_index(n)]) continue;
+    if (spec_.layout.is_server(n) && stop_sent_[n]) continue;
+    env_.send(n, m);
+  }
+}
+
+void Scheduler::handle_rejoin(const Message& m) {
+  const NodeId node = m.header.sender;
+  const JobLayout& layout = spec_.layout;
+  if (!spec_.fault.enabled || stopping_ || node == 0 || node >= layout.nodes()) {
+    Message stop;
+    stop.header.type = MsgType::kStop;
+    stop.header.flags = msg_flags::kDiverged;
+    env_.send(node, std::move(stop));
+    return;
+  }
+  dead_[node] = false;
+  last_seen_[node] = env_.now();
+  env_.metrics().event(env_.now(), "node_rejoined", {{"node", node_name(node)}});
+  if (layout.is_worker(node)) {
+    const std::uint32_t w = layout.worker_index(node);
+    worker_finished_[w] = false;
+    membership_.dead_workers[w] = false;
+    ++membership_.epoch;
+    broadcast_membership();  // the rejoining worker included: it routes by it
+    Message start;
+    start.header.type = MsgType::kStart;
+    for (std::uint32_t s = 0; s < layout.servers; ++s) {
+      start.keys.push_back(s);
+      start.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
+    }
+    env_.send(node, std::move(start));
+    return;
+  }
+  // A restarted server holds nothing: it becomes a backup where one is missing.
+  stop_sent_[node] = false;
+  refill_replicas();
+  ++membership_.epoch;
+  broadcast_membership();
+}
+
+void Scheduler::handle_checkpoint_done(const Message& m) {
+  auto& got = checkpoint_ranges_[m.header.clock];
+  if (got.empty()) got.assign(ranges_.size(), false);
+  if (m.header.shard >= got.size())
+    throw ProtocolError("scheduler: checkpoint of unknown key range " + std::to_string(m.header.shard));
+  got[m.header.shard] = true;
+  if (!std::all_of(got.begin(), got.end(), [](bool b) { return b; })) return;
+  checkpoint_ranges_.erase(m.header.clock);
+  if (CheckpointStore* store = env_.checkpoints())
+    store->complete(m.header.clock, static_cast<std::uint32_t>(ranges_.size()), env_.now());
+  env_.metrics().event(env_.now(), "checkpoint", {{"clock", m.header.clock}});
 }
 
 void Scheduler::absorb_traffic_report(const Message& m) {
@@ -162,10 +365,16 @@ void Scheduler::absorb_staleness(const Message& m) {
 
 void Scheduler::handle_snapshot(const Message& m) {
   const std::int64_t clock = m.header.clock;
+  if (clock <= last_eval_clock_) return;  // a promoted primary's repeat of an evaluated clock
   Assembly& a = assemblies_[clock];
+  if (a.seen.empty()) a.seen.assign(ranges_.size(), false);
+  if (m.header.shard >= a.seen.size())
+    throw ProtocolError("scheduler: snapshot of unknown key range " + std::to_string(m.header.shard));
+  if (a.seen[m.header.shard]) return;
+  a.seen[m.header.shard] = true;
   if (!spec_.synthetic) {
     if (a.params.empty()) a.params.assign(spec_.num_parameters(), 0.0f);
-    const KeyRange& r = ranges_.at(spec_.layout.server_index(m.header.sender));
+    const KeyRange& r = ranges_.at(m.header.shard);
     const std::uint64_t w = spec_.values_per_key();
     if (m.values.size() != r.size() * w)
       throw ProtocolError("scheduler: snapshot size does not match its range");
@@ -212,6 +421,17 @@ bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, d
   return finite;
 }
 
+void Scheduler::stop_server(NodeId node, bool immediate) {
+  if (stop_sent_[node] || dead_[node]) return;
+  stop_sent_[node] = true;
+  Message m;
+  m.header.type = MsgType::kStop;
+  // A normal stop lets each server first take the pushes still in flight to it; a stop for
+  // divergence (or any abort) is immediate.
+  if (immediate) m.header.flags = msg_flags::kDiverged;
+  env_.send(node, std::move(m));
+}
+
 void Scheduler::stop_all(bool include_workers) {
   stopping_ = true;
   if (include_workers) assemblies_.clear();  // diverged: nothing more is worth evaluating
@@ -219,14 +439,8 @@ void Scheduler::stop_all(bool include_workers) {
   // and on a real network a send to it would wait out the send timeout.
   if (!servers_stopped_) {
     servers_stopped_ = true;
-    for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
-      Message m;
-      m.header.type = MsgType::kStop;
-      // A normal stop lets each server first take the pushes still in flight to it; a stop for
-      // divergence (or any abort) is immediate.
-      if (include_workers) m.header.flags = msg_flags::kDiverged;
-      env_.send(spec_.layout.server(s), std::move(m));
-    }
+    for (std::uint32_t s = 0; s < spec_.layout.servers; ++s)
+      stop_server(spec_.layout.server(s), include_workers);
   }
   if (!include_workers) return;
   for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {

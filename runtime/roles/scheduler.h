@@ -11,6 +11,7 @@
 #include "runtime/env.h"
 #include "runtime/partition.h"
 #include "runtime/roles/job.h"
+#include "runtime/roles/membership.h"
 
 namespace pstwin {
 
@@ -27,6 +28,18 @@ namespace pstwin {
 ///      final snapshots (kFinal) from every server -> evaluate, hash the parameters, finish.
 /// Evaluation is a measurement, not part of the simulated system: it charges no compute time.
 /// A non-finite evaluation loss also stops the job as diverged.
+///
+/// Fault tolerance (JobSpec::fault.enabled): every node's environment sends kHeartbeat every
+/// heartbeat_interval_s; a server or worker silent for heartbeat_timeout_s is declared dead
+/// ("node_dead" event) and told to stop, in case it is only cut off. A dead server leaves every
+/// key range it held: where it was the primary, the first backup is promoted; ranges below the
+/// replication factor get a backup from the live servers holding the fewest ranges (the primary
+/// rebuilds it from its state); the epoch grows and the new Membership goes to every live node.
+/// A range left with no replica ends the job: kStop (abort) to every node, then
+/// std::runtime_error naming the lost key ranges. A dead worker is marked in the membership, so
+/// servers drop it from barriers, and is no longer waited for. kRejoin brings a restarted worker
+/// back (membership, then kStart to it) or a restarted server (as a backup where one is missing,
+/// else a spare). Servers' kCheckpointDone complete a checkpoint once every range stored it.
 class Scheduler {
  public:
   Scheduler(Env& env, const JobSpec& spec, KernelBackend& kernels);
@@ -41,6 +54,7 @@ class Scheduler {
  private:
   struct Assembly {
     std::vector<float> params;
+    std::vector<bool> seen;  // by key range (a promoted primary may resend one)
     std::uint32_t shards = 0;
     double time_s = 0.0;  // when the last shard reached the clock (latest snapshot stamp)
   };
@@ -57,6 +71,21 @@ class Scheduler {
   /// Evaluates `params` at global clock `clock` and records the row. Returns false if diverged.
   bool evaluate(std::int64_t clock, const std::vector<float>& params, double time_s);
   void stop_all(bool include_workers);
+  /// Sends kStop to server `node` unless it had one.
+  void stop_server(NodeId node, bool immediate);
+  /// Declares nodes silent for longer than the heartbeat timeout dead.
+  void check_heartbeats();
+  void declare_dead(NodeId node);
+  /// Gives every range below the replication factor a backup from the live servers.
+  void refill_replicas();
+  void broadcast_membership();
+  void handle_rejoin(const Message& m);
+  void handle_checkpoint_done(const Message& m);
+  void handle_final(const Message& m);
+  bool all_workers_finished() const;
+  bool server_live(NodeId n) const { return !dead_.at(n); }
+  /// "server:1", "worker:3": how scenarios and events name a node.
+  std::string node_name(NodeId n) const;
 
   Env& env_;
   const JobSpec& spec_;
@@ -68,7 +97,16 @@ class Scheduler {
   bool stopping_ = false;
   std::uint64_t reported_bytes_sent_ = 0;
   bool servers_stopped_ = false;
-  std::vector<bool> worker_finished_;  // sent kWorkerDone, or told to stop
+  std::vector<bool> worker_finished_;  // sent kWorkerDone, told to stop, or dead
+  Membership membership_;
+  std::vector<double> last_seen_;     // by node: when anything last came from it
+  std::vector<bool> dead_;            // by node: declared dead (and not back)
+  std::vector<bool> stop_sent_;       // by node (servers)
+  std::vector<bool> final_got_;       // by key range
+  std::uint32_t finals_ = 0;
+  std::int64_t final_clock_ = 0;
+  double last_activity_ = 0.0;        // last message other than a heartbeat
+  std::map<std::int64_t, std::vector<bool>> checkpoint_ranges_;  // clock -> ranges stored
   bool diverged_ = false;
   std::string reason_;
 };

@@ -1,350 +1,566 @@
 #include "runtime/roles/server.h"
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
+#include "runtime/checkpoint/checkpoint_store.h"
+#include "runtime/checkpoint/shard_checkpoint.h"
 #include "runtime/errors.h"
 
 namespace pstwin {
-
-namespace {
-// Cost of touching n float32 parameters once for reading and once for writing (copies, zeroing).
-Cost copy_cost(std::size_t n) { return Cost{0.0, 8.0 * static_cast<double>(n)}; }
-}  // namespace
 
 Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels)
     : env_(env),
       spec_(spec),
       index_(index),
       kernels_(kernels),
-      controller_(spec.consistency, spec.layout.workers),
-      synthetic_(spec.synthetic.has_value()),
-      width_(spec.values_per_key()),
-      buffered_(spec.layout.workers),
-      buffered_rows_(spec.layout.workers),
-      buffered_version_(spec.layout.workers, 0),
-      arrived_(spec.layout.workers, false) {}
+      ranges_(range_partition(spec.num_keys(), spec.layout.servers)),
+      membership_(initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
+                                     spec.fault.replication, spec.layout.server(0))) {
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r)
+    if (membership_.holds(env_.self(), r)) ++starts_expected_;
+}
 
 void Server::run() {
-  bool started = false;
-  // Over a real network a worker's first pull can overtake the scheduler's start message (they
-  // travel on different connections): such messages wait here until the start has arrived.
-  std::deque<Message> early;
-  const std::size_t max_early = 4 * static_cast<std::size_t>(spec_.layout.workers) + 16;
+  // Requests held for a newer epoch or until the starts: a few per worker and range.
+  const std::size_t max_held =
+      8 * static_cast<std::size_t>(spec_.layout.workers) * ranges_.size() + 64;
   for (;;) {
-    std::optional<Message> msg;
-    if (started && !early.empty()) {
-      msg = std::move(early.front());
-      early.pop_front();
-    } else {
-      msg = env_.recv(spec_.stall_timeout_s);
-    }
+    auto msg = env_.recv(spec_.stall_timeout_s);
     if (!msg)
       throw std::runtime_error("server " + std::to_string(index_) + ": nothing received for " +
                                std::to_string(spec_.stall_timeout_s) + " s");
-    const auto type = msg->header.type;
-    if (type == MsgType::kStart) {
-      handle_start(*msg);
-      started = true;
-      continue;
-    }
-    if (!started) {
-      if (early.size() >= max_early)
-        throw ProtocolError("server " + std::to_string(index_) + ": " +
-                            std::to_string(early.size()) + " messages before start");
-      early.push_back(std::move(*msg));
-      continue;
-    }
-    switch (type) {
-      case MsgType::kPush:
-        handle_push(std::move(*msg));
-        if (stop_pending_ && all_pushes_in()) {
-          send_snapshot(/*final=*/true);
-          return;
-        }
-        break;
-      case MsgType::kPull: {
-        PendingPull p{msg->header.sender, msg->header.clock, msg->header.request_id, false, {}};
-        if (msg->header.flags & msg_flags::kKeyed) {
-          p.keyed = true;
-          p.rows = local_rows(*msg);
-        }
-        queue_pull(std::move(p));
-        break;
+    const std::uint32_t epoch_before = membership_.epoch;
+    const bool started_before = starts_seen_ == starts_expected_;
+    if (handle(std::move(*msg))) return;
+    // What was held may be deliverable now.
+    if ((membership_.epoch != epoch_before || (!started_before && starts_seen_ == starts_expected_)) &&
+        !held_.empty()) {
+      std::deque<Message> retry;
+      retry.swap(held_);
+      while (!retry.empty()) {
+        Message m = std::move(retry.front());
+        retry.pop_front();
+        if (handle(std::move(m))) return;
       }
-      case MsgType::kStop:
-        // After a normal finish a worker's last push may still be on its way: it travels on
-        // another connection than the scheduler's stop. Wait for it; an abort stops at once.
-        if (!(msg->header.flags & msg_flags::kDiverged) && !all_pushes_in()) {
-          stop_pending_ = true;
-          break;
-        }
-        send_snapshot(/*final=*/true);
-        return;
-      default:
-        throw ProtocolError("server " + std::to_string(index_) + ": unexpected " +
-                            std::string(msg_type_name(type)) + " from node " +
-                            std::to_string(msg->header.sender));
     }
+    if (held_.size() > max_held)
+      throw ProtocolError("server " + std::to_string(index_) + ": " + std::to_string(held_.size()) +
+                          " messages held for a start or a membership that never came");
   }
+}
+
+bool Server::handle(Message m) {
+  const auto type = m.header.type;
+  const bool started = starts_seen_ == starts_expected_;
+  if (type == MsgType::kStart) {
+    handle_start(m);
+    return false;
+  }
+  if (type == MsgType::kStop) {
+    const bool immediate = (m.header.flags & msg_flags::kDiverged) != 0;
+    if (!started && !immediate) {
+      held_.push_back(std::move(m));
+      return false;
+    }
+    stop_pending_ = true;
+    return try_finish(immediate || !started);
+  }
+  if (!started) {
+    held_.push_back(std::move(m));
+    return false;
+  }
+  const NodeId sender = m.header.sender;
+  switch (type) {
+    case MsgType::kMembership:
+      handle_membership(m);
+      break;
+    case MsgType::kPush:
+    case MsgType::kPull: {
+      if (!spec_.layout.is_worker(sender))
+        throw ProtocolError("server " + std::to_string(index_) + ": " +
+                            std::string(msg_type_name(type)) + " from non-worker node " +
+                            std::to_string(sender));
+      const std::uint32_t w = spec_.layout.worker_index(sender);
+      // Fencing: a worker declared dead is heard again only through a rejoin.
+      if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
+      if (!routed_here(m, /*as_primary=*/true)) break;
+      if (type == MsgType::kPush) handle_push(std::move(m), w);
+      else handle_pull(m, w);
+      break;
+    }
+    case MsgType::kReplicate:
+      if (routed_here(m, /*as_primary=*/false)) handle_replicate(m);
+      break;
+    case MsgType::kShardState:
+      if (routed_here(m, /*as_primary=*/false)) handle_state(m);
+      break;
+    case MsgType::kReplicaAck:
+      handle_ack(m);
+      break;
+    default:
+      throw ProtocolError("server " + std::to_string(index_) + ": unexpected " +
+                          std::string(msg_type_name(type)) + " from node " + std::to_string(sender));
+  }
+  return stop_pending_ && try_finish(false);
+}
+
+bool Server::routed_here(Message& m, bool as_primary) {
+  const std::uint32_t r = m.header.shard;
+  if (r >= ranges_.size())
+    throw ProtocolError("server " + std::to_string(index_) + ": " +
+                        std::string(msg_type_name(m.header.type)) + " for key range " +
+                        std::to_string(r) + "; the job has " + std::to_string(ranges_.size()));
+  if (as_primary ? leads(r)
+                 : (m.header.sender == membership_.primary(r) && membership_.holds(env_.self(), r) &&
+                    !leads(r) && (shards_.count(r) || m.header.type == MsgType::kShardState)))
+    return true;
+  // Sent under a membership this server has not seen yet: keep it until that arrives. Otherwise
+  // it is for a former primary; the sender learns the new routes and resends.
+  if (m.header.epoch > membership_.epoch) held_.push_back(std::move(m));
+  return false;
 }
 
 void Server::handle_start(const Message& m) {
-  if (m.keys.size() != 1 || m.lengths.size() != 1)
-    throw ProtocolError("server start message must carry one key and one length");
-  range_ = KeyRange{m.keys[0], m.keys[0] + m.lengths[0]};
-  const std::size_t floats = synthetic_ ? 0 : range_.size() * width_;
-  if (!synthetic_) {
-    if (m.values.size() != floats)
-      throw ProtocolError("server start message: " + std::to_string(m.values.size()) +
-                          " initial values for a range of " + std::to_string(range_.size()) +
-                          " keys of " + std::to_string(width_));
-    params_ = m.values;
-    aggregate_.assign(floats, 0.0f);
-    if (spec_.sparse()) touched_.assign(range_.size(), false);
-  }
-  optimizer_ = std::make_unique<ServerOptimizer>(spec_.optimizer, spec_.learning_rate,
-                                                 spec_.momentum, floats);
-  maybe_snapshot();
-}
-
-std::vector<std::uint32_t> Server::local_rows(const Message& m) const {
-  if (!spec_.sparse())
-    throw ProtocolError("server " + std::to_string(index_) + ": keyed " +
-                        std::string(msg_type_name(m.header.type)) + " for a dense model");
-  std::vector<std::uint32_t> rows(m.keys.size());
-  for (std::size_t j = 0; j < m.keys.size(); ++j) {
-    if (!range_.contains(m.keys[j]) || (j > 0 && m.keys[j] <= m.keys[j - 1]))
-      throw ProtocolError("server " + std::to_string(index_) + ": keyed " +
-                          std::string(msg_type_name(m.header.type)) + " from node " +
-                          std::to_string(m.header.sender) + " has key " +
-                          std::to_string(m.keys[j]) + " out of order or outside the shard [" +
-                          std::to_string(range_.begin) + ", " + std::to_string(range_.end) + ")");
-    rows[j] = static_cast<std::uint32_t>(m.keys[j] - range_.begin);
-  }
-  return rows;
-}
-
-void Server::handle_push(Message m) {
-  const NodeId sender = m.header.sender;
-  if (!spec_.layout.is_worker(sender))
-    throw ProtocolError("server " + std::to_string(index_) + ": push from non-worker node " +
-                        std::to_string(sender));
-  const std::uint32_t w = spec_.layout.worker_index(sender);
-  const bool keyed = (m.header.flags & msg_flags::kKeyed) != 0;
-  std::vector<std::uint32_t> rows;
-  if (keyed) rows = local_rows(m);
-  else if (spec_.sparse())
-    throw ProtocolError("server " + std::to_string(index_) + ": whole-shard push from worker " +
-                        std::to_string(w) + " for a sparse model");
-  // Timing-only pushes carry virtual values; over a real wire they arrive as zeros to ignore.
-  if (synthetic_ && m.values.size() + m.virtual_values == range_.size()) m.values.clear();
-  const std::size_t expected = synthetic_ ? 0 : (keyed ? rows.size() : range_.size()) * width_;
-  if (m.values.size() != expected)
-    throw ProtocolError("server " + std::to_string(index_) + ": push from worker " +
-                        std::to_string(w) + " has " + std::to_string(m.values.size()) +
-                        " values, expected " + std::to_string(expected));
-  const std::int64_t clock = m.header.clock;
-  const std::int64_t version = m.header.version;
-  // Staleness is measured against the shard's clock before this push counts toward it.
-  const std::int64_t shard_clock = controller_.clock();
-  const PushAction action = controller_.on_push(w, clock);
-  switch (action) {
-    case PushAction::kApply:
-      // ASP/SSP: each worker's gradient is one W-th of a synchronous step.
-      apply_one(m, rows, shard_clock - version, 1.0 / spec_.layout.workers);
-      break;
-    case PushAction::kBuffer:
-    case PushAction::kBarrierReached:
-      buffered_[w] = std::move(m.values);
-      buffered_rows_[w] = rows;
-      buffered_version_[w] = version;
-      arrived_[w] = true;
-      if (action == PushAction::kBarrierReached) apply_barrier();
-      break;
-    case PushAction::kDrop:
-      env_.metrics().event(env_.now(), "gradient_dropped",
-                           {{"server", index_}, {"worker", w}, {"clock", clock}});
-      break;
-  }
-  // A keyed push-pull asks for the rows it pushed (the worker normally sends a kPull instead).
-  maybe_snapshot();
-  serve_ready_pulls();
-  if (m.header.flags & msg_flags::kPullAfter)
-    queue_pull({sender, clock + 1, m.header.request_id, keyed, std::move(rows)});
-}
-
-void Server::apply_one(const Message& m, const std::vector<std::uint32_t>& rows,
-                       std::int64_t staleness, double scale) {
-  record_staleness(staleness);
-  if (synthetic_) {
-    // Timing-only: charge what the SGD update of this shard would cost (w -= a*g: 2 flops, and
-    // 12 bytes moved, per key).
-    const double n = static_cast<double>(range_.size());
-    env_.account(Cost{2.0 * n, 12.0 * n});
-    return;
-  }
-  if (m.header.flags & msg_flags::kKeyed)
-    env_.account(optimizer_->apply_rows(kernels_, params_.data(), m.values.data(), rows.data(),
-                                        rows.size(), width_, scale));
-  else
-    env_.account(optimizer_->apply(kernels_, params_.data(), m.values.data(), scale));
-}
-
-void Server::apply_barrier() {
-  // The controller has advanced past the barrier's clock; staleness is measured against it.
-  const std::int64_t barrier_clock = controller_.clock() - 1;
-  std::uint32_t count = 0;
-  Cost cost;
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w)
-    if (arrived_[w]) ++count;
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w)
-    if (arrived_[w]) record_staleness(barrier_clock - buffered_version_[w]);
-  if (synthetic_) {
-    // Timing-only: what summing `count` gradients and one SGD step would cost.
-    const double n = static_cast<double>(range_.size());
-    for (std::uint32_t i = 0; i <= count; ++i) cost += Cost{2.0 * n, 12.0 * n};
-  } else if (spec_.sparse()) {
-    apply_keyed_barrier(count, cost);
-  } else {
-    std::fill(aggregate_.begin(), aggregate_.end(), 0.0f);
-    cost += copy_cost(aggregate_.size());
-    // Sum in worker-index order, whatever the arrival order, so the result is reproducible.
-    for (std::uint32_t w = 0; w < arrived_.size(); ++w)
-      if (arrived_[w])
-        cost += kernels_.axpy(aggregate_.data(), buffered_[w].data(), aggregate_.size(),
-                              1.0f / static_cast<float>(count));
-    cost += optimizer_->apply(kernels_, params_.data(), aggregate_.data(), 1.0);
-  }
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
-    if (!arrived_[w]) continue;
-    buffered_[w].clear();
-    buffered_rows_[w].clear();
-    arrived_[w] = false;
-  }
-  env_.account(cost);
-}
-
-void Server::apply_keyed_barrier(std::uint32_t count, Cost& cost) {
-  // Each key's rows summed over workers in worker-index order into aggregate_ (all zeros between
-  // barriers), then one optimizer step on the rows any worker touched.
-  std::vector<std::uint32_t> rows;
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
-    if (!arrived_[w]) continue;
-    const auto& wrows = buffered_rows_[w];
-    for (std::size_t j = 0; j < wrows.size(); ++j) {
-      const std::uint32_t r = wrows[j];
-      if (!touched_[r]) {
-        touched_[r] = true;
-        rows.push_back(r);
-      }
-      cost += kernels_.axpy(aggregate_.data() + r * width_, buffered_[w].data() + j * width_,
-                            width_, 1.0f / static_cast<float>(count));
+  const std::uint32_t r = m.header.shard;
+  if (r >= ranges_.size() || !membership_.holds(env_.self(), r) || shards_.count(r))
+    throw ProtocolError("server " + std::to_string(index_) + ": unexpected start for key range " +
+                        std::to_string(r));
+  const KeyRange& keys = ranges_[r];
+  if (m.keys.size() != 1 || m.lengths.size() != 1 || m.keys[0] != keys.begin ||
+      m.lengths[0] != keys.size())
+    throw ProtocolError("server " + std::to_string(index_) + ": start for key range " +
+                        std::to_string(r) + " does not carry its keys [" +
+                        std::to_string(keys.begin) + ", " + std::to_string(keys.end) + ")");
+  const std::size_t floats = spec_.synthetic ? 0 : keys.size() * spec_.values_per_key();
+  std::vector<float> params(m.values.begin(),
+                            m.values.begin() + static_cast<long>(std::min(floats, m.values.size())));
+  auto shard = std::make_unique<Shard>(env_, spec_, kernels_, r, keys, std::move(params));
+  if (!m.data.empty()) {
+    // Resuming: the values continue with the optimizer's state (see Scheduler::start_job).
+    try {
+      const auto j = nlohmann::json::parse(m.data);
+      const auto first = j.at("opt_first").get<std::size_t>();
+      const auto second = j.at("opt_second").get<std::size_t>();
+      if (m.values.size() != floats + first + second)
+        throw ProtocolError("server " + std::to_string(index_) + ": resume start for key range " +
+                            std::to_string(r) + " carries the wrong number of values");
+      OptimizerState opt;
+      auto at = m.values.begin() + static_cast<long>(floats);
+      opt.first.assign(at, at + static_cast<long>(first));
+      opt.second.assign(at + static_cast<long>(first), at + static_cast<long>(first + second));
+      opt.steps = j.at("opt_steps").get<std::uint64_t>();
+      shard->resume(j.at("clock").get<std::int64_t>(),
+                    std::vector<float>(m.values.begin(), m.values.begin() + static_cast<long>(floats)),
+                    std::move(opt));
+    } catch (const nlohmann::json::exception& e) {
+      throw ProtocolError(std::string("server: bad resume start: ") + e.what());
+    } catch (const std::invalid_argument& e) {
+      throw ProtocolError(std::string("server: resume state does not fit: ") + e.what());
     }
   }
-  std::sort(rows.begin(), rows.end());
-  std::vector<float> grad(rows.size() * width_);
-  for (std::size_t j = 0; j < rows.size(); ++j) {
-    float* agg = aggregate_.data() + rows[j] * width_;
-    std::copy(agg, agg + width_, grad.begin() + static_cast<long>(j * width_));
-    std::fill(agg, agg + width_, 0.0f);
-    touched_[rows[j]] = false;
+  shards_[r] = std::move(shard);
+  ++starts_seen_;
+  if (membership_.primary(r) == env_.self()) lead(r, /*promoted=*/false);
+  else {
+    shards_[r]->set_reporting(false);
+    applied_seq_[r] = 0;
   }
-  cost += copy_cost(2 * grad.size());  // gather the sums, and zero them for the next barrier
-  cost += optimizer_->apply_rows(kernels_, params_.data(), grad.data(), rows.data(), rows.size(),
-                                 width_, 1.0);
 }
 
-void Server::record_staleness(std::int64_t staleness) {
-  const auto s = static_cast<std::size_t>(staleness < 0 ? 0 : staleness);
-  if (staleness_counts_.size() <= s) staleness_counts_.resize(s + 1, 0);
-  ++staleness_counts_[s];
+void Server::lead(std::uint32_t range, bool promoted) {
+  Lead& l = leads_[range];
+  l.seq = promoted ? applied_seq_[range] : 0;
+  applied_seq_.erase(range);
+  Shard& s = *shards_.at(range);
+  s.set_reporting(true);
+  l.last_checkpoint_clock = s.clock();
+  l.last_checkpoint_time = env_.now();
+  const auto& set = membership_.replicas[range];
+  for (std::size_t i = 1; i < set.size(); ++i) {
+    l.acked[set[i]] = 0;
+    // At the start every replica began from the same values; after a promotion the backups may
+    // differ in how much of the old primary's log they got, so each takes the new primary's state.
+    if (promoted) send_state(range, set[i]);
+  }
+  if (promoted)
+    env_.metrics().event(env_.now(), "failover",
+                         {{"range", range}, {"server", index_}, {"epoch", membership_.epoch},
+                          {"clock", s.clock()}});
+  maybe_snapshot(range);
 }
 
-bool Server::all_pushes_in() const {
-  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w)
-    if (controller_.pushes(w) < static_cast<std::int64_t>(spec_.iterations)) return false;
-  return true;
+void Server::send_state(std::uint32_t range, NodeId node) {
+  Lead& l = leads_.at(range);
+  Message state = shards_.at(range)->state_message();
+  state.header.request_id = l.seq;
+  state.header.epoch = membership_.epoch;
+  l.acked[node] = 0;  // nothing counts as applied there until it acknowledges the state
+  env_.send(node, std::move(state));
+}
+
+void Server::log_op(std::uint32_t range, Message op) {
+  Lead& l = leads_.at(range);
+  ++l.seq;
+  if (l.acked.empty()) return;
+  op.header.type = MsgType::kReplicate;
+  op.header.shard = range;
+  op.header.request_id = l.seq;
+  op.header.epoch = membership_.epoch;
+  std::size_t left = l.acked.size();
+  for (const auto& [backup, acked] : l.acked) {
+    (void)acked;
+    if (--left == 0) env_.send(backup, std::move(op));
+    else env_.send(backup, op);
+  }
+}
+
+std::uint64_t Server::durable_seq(std::uint32_t range) const {
+  const Lead& l = leads_.at(range);
+  std::uint64_t d = l.seq;
+  for (const auto& [backup, acked] : l.acked) d = std::min(d, acked);
+  return d;
+}
+
+void Server::handle_push(Message m, std::uint32_t w) {
+  const std::uint32_t r = m.header.shard;
+  Shard& s = *shards_.at(r);
+  const std::uint32_t flags = m.header.flags;
+  const std::int64_t clock = m.header.clock;
+  const std::uint64_t request = m.header.request_id;
+  const NodeId sender = m.header.sender;
+  const bool keyed = (flags & msg_flags::kKeyed) != 0;
+  std::vector<std::uint32_t> rows;
+  if (keyed && (flags & msg_flags::kPullAfter)) rows = s.local_rows(m);
+  if (s.is_duplicate(w, request)) {
+    // A worker resent a push this range applied already (before a failover): exactly once.
+    env_.metrics().event(env_.now(), "duplicate_push_ignored",
+                         {{"range", r}, {"worker", w}, {"clock", clock}});
+  } else {
+    Message op;
+    const bool replicated = !leads_.at(r).acked.empty();
+    if (replicated) {
+      op = m;
+      op.data = nlohmann::json{{"op", "push"}, {"worker", w}, {"request", request}, {"flags", flags}}.dump();
+    }
+    s.push(std::move(m), w);
+    log_op(r, std::move(op));
+  }
+  after_change(r);
+  if (flags & msg_flags::kPullAfter)
+    queue_pull({sender, r, clock + 1, request, keyed, std::move(rows), 0, PendingPull::Kind::kPull});
+  if (flags & msg_flags::kAckRequested)
+    queue_pull({sender, r, clock, request, false, {}, 0, PendingPull::Kind::kAck});
+}
+
+void Server::handle_pull(const Message& m, std::uint32_t w) {
+  const std::uint32_t r = m.header.shard;
+  Shard& s = *shards_.at(r);
+  const bool keyed = (m.header.flags & msg_flags::kKeyed) != 0;
+  if (m.header.flags & msg_flags::kRejoin) {
+    if (m.header.clock < 0) {
+      queue_pull({m.header.sender, r, -1, m.header.request_id, false, {}, 0,
+                  PendingPull::Kind::kClockProbe});
+      return;
+    }
+    // A restarted worker counts again from this clock on, on every replica (through the log).
+    membership_.dead_workers[w] = false;
+    s.rejoin(w, m.header.clock);
+    Message op;
+    op.data = nlohmann::json{{"op", "rejoin"}, {"worker", w}, {"clock", m.header.clock}}.dump();
+    log_op(r, std::move(op));
+    env_.metrics().event(env_.now(), "worker_rejoined_range",
+                         {{"range", r}, {"worker", w}, {"clock", m.header.clock}});
+    after_change(r);
+  }
+  PendingPull p{m.header.sender, r, m.header.clock, m.header.request_id, keyed, {}, 0,
+                PendingPull::Kind::kPull};
+  if (keyed) p.rows = s.local_rows(m);
+  queue_pull(std::move(p));
+}
+
+void Server::handle_replicate(const Message& m) {
+  const std::uint32_t r = m.header.shard;
+  Shard& s = *shards_.at(r);
+  std::uint64_t& applied = applied_seq_[r];
+  const std::uint64_t seq = m.header.request_id;
+  if (seq > applied + 1)
+    throw ProtocolError("server " + std::to_string(index_) + ": replication log of key range " +
+                        std::to_string(r) + " jumps from operation " + std::to_string(applied) +
+                        " to " + std::to_string(seq));
+  if (seq == applied + 1) {
+    std::string op;
+    std::uint32_t w = 0;
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(m.data);
+      op = j.at("op").get<std::string>();
+      if (op != "snapshot") w = j.at("worker").get<std::uint32_t>();
+    } catch (const nlohmann::json::exception& e) {
+      throw ProtocolError(std::string("server: bad replicated operation: ") + e.what());
+    }
+    if (op != "snapshot" && w >= spec_.layout.workers)
+      throw ProtocolError("server: replicated operation for unknown worker " + std::to_string(w));
+    if (op == "push") {
+      Message push = m;
+      push.header.type = MsgType::kPush;
+      push.header.request_id = j.value("request", std::uint64_t{0});
+      push.header.flags = j.value("flags", std::uint32_t{0});
+      push.header.sender = spec_.layout.worker(w);
+      push.data.clear();
+      s.push(std::move(push), w);
+    } else if (op == "live") {
+      s.set_live(w, j.value("live", true));
+    } else if (op == "rejoin") {
+      s.rejoin(w, j.value("clock", std::int64_t{0}));
+    } else if (op == "snapshot") {
+      (void)s.snapshot(false);  // the primary reported the histogram so far
+    } else {
+      throw ProtocolError("server: unknown replicated operation '" + op + "'");
+    }
+    applied = seq;
+  }
+  Message ack;
+  ack.header.type = MsgType::kReplicaAck;
+  ack.header.shard = r;
+  ack.header.request_id = applied;
+  ack.header.epoch = membership_.epoch;
+  env_.send(m.header.sender, std::move(ack));
+}
+
+void Server::handle_state(const Message& m) {
+  const std::uint32_t r = m.header.shard;
+  auto& shard = shards_[r];
+  if (!shard) {
+    // A new backup: rebuilt from the primary's state.
+    const std::size_t floats = spec_.synthetic ? 0 : ranges_[r].size() * spec_.values_per_key();
+    shard = std::make_unique<Shard>(env_, spec_, kernels_, r, ranges_[r], std::vector<float>(floats));
+    env_.metrics().event(env_.now(), "replica_rebuilt",
+                         {{"range", r}, {"server", index_}, {"from", m.header.sender}});
+  }
+  shard->set_reporting(false);
+  shard->restore_state(m);
+  applied_seq_[r] = m.header.request_id;
+  Message ack;
+  ack.header.type = MsgType::kReplicaAck;
+  ack.header.shard = r;
+  ack.header.request_id = m.header.request_id;
+  ack.header.epoch = membership_.epoch;
+  env_.send(m.header.sender, std::move(ack));
+}
+
+void Server::handle_ack(const Message& m) {
+  const std::uint32_t r = m.header.shard;
+  if (!leads(r)) return;  // from before this server lost or gave up the range
+  Lead& l = leads_.at(r);
+  auto it = l.acked.find(m.header.sender);
+  if (it == l.acked.end()) return;  // a backup that has since left the range
+  it->second = std::max(it->second, m.header.request_id);
+  serve_ready(r, false);
+}
+
+void Server::handle_membership(const Message& m) {
+  Membership next = Membership::from_message(m, static_cast<std::uint32_t>(ranges_.size()),
+                                             spec_.layout.workers, spec_.layout.server(0),
+                                             spec_.layout.servers);
+  if (next.epoch <= membership_.epoch) return;  // an older view, overtaken
+  const Membership before = membership_;
+  membership_ = next;
+  const NodeId self = env_.self();
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    if (!membership_.holds(self, r)) {
+      shards_.erase(r);
+      leads_.erase(r);
+      applied_seq_.erase(r);
+      continue;
+    }
+    const bool primary = membership_.primary(r) == self;
+    if (primary && !leads(r)) {
+      if (!shards_.count(r))
+        throw std::runtime_error("server " + std::to_string(index_) + ": promoted to lead key range " +
+                                 std::to_string(r) + " before it received the range's state");
+      lead(r, /*promoted=*/true);
+    } else if (primary) {
+      // Still the primary: forget backups that left, rebuild the ones that joined.
+      Lead& l = leads_.at(r);
+      const auto& set = membership_.replicas[r];
+      for (auto it = l.acked.begin(); it != l.acked.end();)
+        it = std::find(set.begin() + 1, set.end(), it->first) == set.end() ? l.acked.erase(it) : std::next(it);
+      for (std::size_t i = 1; i < set.size(); ++i)
+        if (!l.acked.count(set[i])) send_state(r, set[i]);
+    } else if (leads(r)) {
+      leads_.erase(r);  // demoted: another server leads it now
+      shards_.at(r)->set_reporting(false);
+      applied_seq_[r] = 0;
+    }
+  }
+  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w) {
+    if (!membership_.dead_workers[w] || before.dead_workers[w]) continue;
+    // A dead worker leaves the barriers of every led range, at the same point on every replica.
+    for (auto& [r, l] : leads_) {
+      (void)l;
+      shards_.at(r)->set_live(w, false);
+      Message op;
+      op.data = nlohmann::json{{"op", "live"}, {"worker", w}, {"live", false}}.dump();
+      log_op(r, std::move(op));
+    }
+  }
+  for (auto& [r, l] : leads_) {
+    (void)l;
+    after_change(r);
+    serve_ready(r, true);
+  }
+}
+
+void Server::after_change(std::uint32_t range) {
+  maybe_snapshot(range);
+  maybe_checkpoint(range);
+  serve_ready(range, false);
 }
 
 void Server::queue_pull(PendingPull p) {
-  if (controller_.can_serve_pull(spec_.layout.worker_index(p.worker), p.clock))
-    send_pull_reply(p);
+  Lead& l = leads_.at(p.range);
+  const Shard& s = *shards_.at(p.range);
+  if (p.kind != PendingPull::Kind::kPull ||
+      s.controller().can_serve_pull(spec_.layout.worker_index(p.worker), p.clock))
+    release(l, std::move(p));
   else
-    pending_.push_back(std::move(p));
+    l.waiting.push_back(std::move(p));
 }
 
-void Server::serve_ready_pulls() {
-  // Whether a queued pull may be answered depends only on the shard clock (see
-  // ConsistencyController::can_serve_pull), so the queue needs a look only when that clock
-  // moved. Scanning on every push would cost W^2 per clock under BSP.
-  if (pending_.empty() || controller_.clock() == scanned_clock_) return;
-  scanned_clock_ = controller_.clock();
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < pending_.size(); ++i) {
-    if (controller_.can_serve_pull(spec_.layout.worker_index(pending_[i].worker), pending_[i].clock))
-      send_pull_reply(pending_[i]);
-    else if (kept++ != i)  // never self-move: it would empty the pull's key list
-      pending_[kept - 1] = std::move(pending_[i]);
-  }
-  pending_.resize(kept);
+void Server::release(Lead& l, PendingPull p) {
+  // A reply shows the range as it is now, so it waits until every backup has all of it.
+  p.needs_seq = l.seq;
+  if (durable_seq(p.range) >= p.needs_seq) answer(p);
+  else l.gated.push_back(std::move(p));
 }
 
-void Server::send_pull_reply(const PendingPull& p) {
+void Server::answer(const PendingPull& p) {
+  Shard& s = *shards_.at(p.range);
   Message reply;
-  reply.header.type = MsgType::kPullReply;
-  reply.header.flags = p.keyed ? msg_flags::kKeyed : msg_flags::kWholeShard;
-  reply.header.request_id = p.request_id;
-  reply.header.shard = index_;
-  reply.header.clock = p.clock;
-  reply.header.version = controller_.clock();
-  if (synthetic_) {
-    reply.virtual_values = range_.size();
-  } else if (p.keyed) {
-    reply.values.resize(p.rows.size() * width_);
-    for (std::size_t j = 0; j < p.rows.size(); ++j)
-      std::copy_n(params_.begin() + static_cast<long>(p.rows[j] * width_), width_,
-                  reply.values.begin() + static_cast<long>(j * width_));
-    env_.account(copy_cost(reply.values.size()));
-  } else {
-    reply.values = params_;
-    env_.account(copy_cost(params_.size()));
+  switch (p.kind) {
+    case PendingPull::Kind::kPull:
+      reply = s.pull_reply(p.keyed, p.rows, p.clock, p.request_id);
+      break;
+    case PendingPull::Kind::kAck:
+      reply.header.type = MsgType::kPushAck;
+      reply.header.shard = p.range;
+      reply.header.clock = p.clock;
+      reply.header.request_id = p.request_id;
+      break;
+    case PendingPull::Kind::kClockProbe:
+      reply.header.type = MsgType::kPullReply;
+      reply.header.flags = msg_flags::kRejoin;
+      reply.header.shard = p.range;
+      reply.header.clock = -1;
+      reply.header.version = s.clock();
+      reply.header.request_id = p.request_id;
+      break;
   }
+  reply.header.epoch = membership_.epoch;
   env_.send(p.worker, std::move(reply));
 }
 
-void Server::maybe_snapshot() {
-  const std::int64_t clock = controller_.clock();
-  if (clock == last_snapshot_clock_ || spec_.eval_every == 0) return;
-  if (clock % static_cast<std::int64_t>(spec_.eval_every) != 0) return;
-  last_snapshot_clock_ = clock;
-  send_snapshot(/*final=*/false);
+void Server::serve_ready(std::uint32_t range, bool force_scan) {
+  Lead& l = leads_.at(range);
+  const Shard& s = *shards_.at(range);
+  // Whether a waiting pull may be answered depends only on the range's clock (see
+  // ConsistencyController::can_serve_pull), so the queue needs a look only when that clock
+  // moved. Scanning on every push would cost W^2 per clock under BSP.
+  if (!l.waiting.empty() && (force_scan || s.clock() != l.scanned_clock)) {
+    l.scanned_clock = s.clock();
+    std::vector<PendingPull> ready;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < l.waiting.size(); ++i) {
+      if (s.controller().can_serve_pull(spec_.layout.worker_index(l.waiting[i].worker),
+                                        l.waiting[i].clock))
+        ready.push_back(std::move(l.waiting[i]));
+      else if (kept++ != i)  // never self-move: it would empty the pull's key list
+        l.waiting[kept - 1] = std::move(l.waiting[i]);
+    }
+    l.waiting.resize(kept);
+    for (auto& p : ready) release(l, std::move(p));
+  }
+  if (l.gated.empty()) return;
+  const std::uint64_t durable = durable_seq(range);
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < l.gated.size(); ++i) {
+    if (l.gated[i].needs_seq <= durable) answer(l.gated[i]);
+    else if (kept++ != i) l.gated[kept - 1] = std::move(l.gated[i]);
+  }
+  l.gated.resize(kept);
 }
 
-void Server::send_snapshot(bool final) {
-  Message snap;
-  snap.header.type = MsgType::kSnapshot;
-  snap.header.flags = msg_flags::kWholeShard | (final ? msg_flags::kFinal : 0u);
-  snap.header.shard = index_;
-  snap.header.clock = controller_.clock();
-  snap.header.version = controller_.clock();
-  // When the shard reached this clock: the evaluation's time, however late the scheduler gets
-  // to it.
-  snap.header.request_id = static_cast<std::uint64_t>(std::max(0.0, env_.now()) * 1e6);
-  if (!synthetic_) snap.values = params_;
-  // The scheduler turns these into the run's staleness and update counts, in every environment.
-  for (std::size_t s = 0; s < staleness_counts_.size(); ++s) {
-    if (staleness_counts_[s] == 0) continue;
-    snap.keys.push_back(s);
-    snap.lengths.push_back(staleness_counts_[s]);
-  }
-  staleness_counts_.clear();
-  // The last message a server sends: its traffic report, where nodes count their own.
-  if (final)
-    if (const auto sent = env_.bytes_sent()) snap.data = nlohmann::json{{"bytes_sent", sent}}.dump();
+void Server::maybe_snapshot(std::uint32_t range) {
+  Lead& l = leads_.at(range);
+  Shard& s = *shards_.at(range);
+  const std::int64_t clock = s.clock();
+  if (clock == l.last_snapshot_clock || spec_.eval_every == 0) return;
+  if (clock % static_cast<std::int64_t>(spec_.eval_every) != 0) return;
+  l.last_snapshot_clock = clock;
+  Message snap = s.snapshot(/*final=*/false);
+  snap.header.epoch = membership_.epoch;
   env_.send(JobLayout::scheduler(), std::move(snap));
+  if (!l.acked.empty()) {
+    Message op;  // backups drop the histogram just reported, at the same point of the log
+    op.data = nlohmann::json{{"op", "snapshot"}}.dump();
+    log_op(range, std::move(op));
+  }
+}
+
+void Server::maybe_checkpoint(std::uint32_t range) {
+  CheckpointStore* store = env_.checkpoints();
+  if (!store) return;
+  Lead& l = leads_.at(range);
+  const Shard& s = *shards_.at(range);
+  const std::int64_t clock = s.clock();
+  if (clock == l.last_checkpoint_clock) return;
+  const auto every = static_cast<std::int64_t>(spec_.fault.checkpoint_every_clocks);
+  const bool by_clock = every > 0 && clock % every == 0;
+  const bool by_time = spec_.fault.checkpoint_every_s > 0 &&
+                       env_.now() - l.last_checkpoint_time >= spec_.fault.checkpoint_every_s;
+  if (!by_clock && !by_time) return;
+  l.last_checkpoint_clock = clock;
+  l.last_checkpoint_time = env_.now();
+  ShardCheckpoint c;
+  c.range = range;
+  c.key_begin = s.keys().begin;
+  c.key_count = s.keys().size();
+  c.width = static_cast<std::uint32_t>(spec_.values_per_key());
+  c.clock = clock;
+  c.params = s.params();
+  c.optimizer = s.optimizer_state();
+  store->store(clock, range, encode_checkpoint(c));
+  Message done;
+  done.header.type = MsgType::kCheckpointDone;
+  done.header.shard = range;
+  done.header.clock = clock;
+  done.header.epoch = membership_.epoch;
+  env_.send(JobLayout::scheduler(), std::move(done));
+}
+
+bool Server::try_finish(bool immediate) {
+  if (!immediate)
+    for (const auto& [r, l] : leads_) {
+      (void)l;
+      // After a normal finish a worker's last push may still be on its way: it travels on
+      // another connection than the scheduler's stop. Wait for it; an abort stops at once.
+      if (!shards_.at(r)->all_pushes_in()) return false;
+    }
+  std::size_t left = leads_.size();
+  for (const auto& [r, l] : leads_) {
+    (void)l;
+    Message snap = shards_.at(r)->snapshot(/*final=*/true);
+    snap.header.epoch = membership_.epoch;
+    // The last message a server sends: its traffic report, where nodes count their own.
+    if (--left == 0)
+      if (const auto sent = env_.bytes_sent()) snap.data = nlohmann::json{{"bytes_sent", sent}}.dump();
+    env_.send(JobLayout::scheduler(), std::move(snap));
+  }
+  return true;
 }
 
 }  // namespace pstwin

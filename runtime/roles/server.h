@@ -1,36 +1,46 @@
-// Server: owns one shard of the parameters, applies pushes under the consistency model,
-// answers pulls when the model allows, and reports snapshots to the scheduler.
+// Server: holds key ranges (runtime/roles/shard.h) as their primary or as a backup, answers
+// workers for the ranges it leads, replicates them to their backups, and takes over a range
+// when the scheduler promotes it.
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
 #include <memory>
 #include <vector>
 
 #include "kernels/backend.h"
-#include "runtime/consistency/controller.h"
 #include "runtime/env.h"
-#include "runtime/optimizer.h"
 #include "runtime/partition.h"
 #include "runtime/roles/job.h"
+#include "runtime/roles/membership.h"
+#include "runtime/roles/shard.h"
 
 namespace pstwin {
 
-/// One parameter-server shard. Protocol (all through Env):
-///   1. wait for kStart from the scheduler: the key range and initial values;
-///   2. loop: kPush -> ConsistencyController decides apply / buffer / barrier / drop;
-///            kPull -> answered at once or queued until can_serve_pull;
-///            each time the shard clock reaches a multiple of eval_every, a kSnapshot goes to the
-///            scheduler; kStop -> final kSnapshot (flag kFinal), then return.
-/// Dense models push and pull the whole shard (kWholeShard). Sparse models (JobSpec::sparse())
-/// use kKeyed messages: a pull names the keys it wants and is answered with their rows only; a
-/// push carries the rows of the keys it names and only those rows are updated. ASP/SSP apply a
-/// keyed push on arrival with step scale 1/W, as for dense pushes. BSP sums each key's gradient
-/// rows over the clock's pushes in worker-index order, scaled by 1/(pushes counted) exactly as
-/// the dense mean (a worker that did not touch a key contributes zero to it), then takes one
-/// optimizer step on the touched rows only (ServerOptimizer::apply_rows). Snapshots are always
-/// the whole shard.
-/// Throws ProtocolError for a message that breaks the protocol (wrong sizes, keys outside the
-/// shard or unsorted), and std::runtime_error when nothing arrives for spec.stall_timeout_s.
+/// One parameter server. Protocol (all through Env):
+///   1. kStart from the scheduler for each key range it holds (the initial membership: range r on
+///      servers r .. r+replication-1 mod S, see initial_membership): the range and its initial
+///      values (or, resuming, a checkpoint's state). Messages that overtake the starts wait.
+///   2. loop: for each range it leads (the primary):
+///            kPush -> applied or buffered by the range's Shard, exactly once per request id;
+///            kPull -> answered when the consistency model allows and every live backup has
+///            applied every operation logged before it (so a reply, or kPushAck, acknowledges
+///            the pushes before it durably);
+///            snapshots to the scheduler at each multiple of eval_every, checkpoints when due.
+///         For each range it backs up: kReplicate from the primary -> applied in log order, then
+///            kReplicaAck; kShardState -> the whole state replaces its own.
+///         kMembership (newer epoch) -> new primaries send their state to every backup and
+///            continue the log from it; dead workers are removed from barriers through the log.
+///         kStop -> once every live worker's last push is in (at once when flagged kDiverged),
+///            a final kSnapshot per led range, then return.
+/// Replication is primary-backup (not chain): one hop from primary to every backup keeps the
+/// acknowledgement latency at one round trip whatever the replication factor, and a primary
+/// that fails loses nothing a backup lacks, because replies wait for every backup's ack.
+/// Requests for a range this server does not lead are held when they carry a newer epoch than
+/// it knows (its membership is on the way) and dropped otherwise (the worker resends them to the
+/// primary it is told of). Throws ProtocolError for a message that breaks the protocol, and
+/// std::runtime_error when nothing arrives for spec.stall_timeout_s.
 class Server {
  public:
   Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels);
@@ -38,57 +48,71 @@ class Server {
 
  private:
   struct PendingPull {
-    NodeId worker;
-    std::int64_t clock;
-    std::uint64_t request_id;
+    NodeId worker = 0;
+    std::uint32_t range = 0;
+    std::int64_t clock = 0;
+    std::uint64_t request_id = 0;
     bool keyed = false;
-    std::vector<std::uint32_t> rows;  ///< keyed: local rows (key - range begin) wanted
+    std::vector<std::uint32_t> rows;  ///< keyed: local rows wanted
+    std::uint64_t needs_seq = 0;      ///< reply once every backup applied the log up to here
+    enum class Kind { kPull, kAck, kClockProbe } kind = Kind::kPull;
+  };
+  /// Primary-side state of a led range: its log position and each backup's acknowledged one.
+  struct Lead {
+    std::uint64_t seq = 0;
+    std::map<NodeId, std::uint64_t> acked;
+    std::int64_t last_snapshot_clock = -1;
+    std::int64_t scanned_clock = -1;
+    std::int64_t last_checkpoint_clock = -1;
+    double last_checkpoint_time = 0.0;
+    std::vector<PendingPull> waiting;  ///< for the consistency model
+    std::vector<PendingPull> gated;    ///< allowed, waiting for backups' acks
   };
 
+  /// Handles one message; returns true when the server is done.
+  bool handle(Message m);
   void handle_start(const Message& m);
-  void handle_push(Message m);
-  /// Local row indices of a keyed message's keys; throws ProtocolError when one is outside the
-  /// shard or they are not strictly increasing.
-  std::vector<std::uint32_t> local_rows(const Message& m) const;
-  void apply_barrier();
-  void apply_keyed_barrier(std::uint32_t count, Cost& cost);
-  void apply_one(const Message& m, const std::vector<std::uint32_t>& rows, std::int64_t staleness,
-                 double scale);
-  void record_staleness(std::int64_t staleness);
-  /// Every worker's push of every iteration has arrived.
-  bool all_pushes_in() const;
-  /// Answers `p` now if the consistency model allows, else queues it.
+  void handle_membership(const Message& m);
+  void handle_push(Message m, std::uint32_t w);
+  void handle_pull(const Message& m, std::uint32_t w);
+  void handle_replicate(const Message& m);
+  void handle_state(const Message& m);
+  void handle_ack(const Message& m);
+  /// Whether a worker request or replication message is for this server now; false when it was
+  /// held (newer epoch) or dropped.
+  bool routed_here(Message& m, bool as_primary);
+  bool leads(std::uint32_t range) const { return leads_.count(range) > 0; }
+  /// Takes over `range` as its primary (at start, or promoted by a membership change).
+  void lead(std::uint32_t range, bool promoted);
+  /// Sends `range`'s whole state to backup `node` and starts tracking its acks.
+  void send_state(std::uint32_t range, NodeId node);
+  /// Appends an operation to a led range's log and forwards it to every backup.
+  void log_op(std::uint32_t range, Message op);
+  std::uint64_t durable_seq(std::uint32_t range) const;
+  /// After a led range changed: snapshot, checkpoint, and answer what can be answered now.
+  void after_change(std::uint32_t range);
   void queue_pull(PendingPull p);
-  /// Answers the queued pulls that the shard clock now allows.
-  void serve_ready_pulls();
-  void send_pull_reply(const PendingPull& p);
-  void maybe_snapshot();
-  void send_snapshot(bool final);
+  void release(Lead& lead, PendingPull p);
+  void answer(const PendingPull& p);
+  void serve_ready(std::uint32_t range, bool force_scan);
+  void maybe_snapshot(std::uint32_t range);
+  void maybe_checkpoint(std::uint32_t range);
+  /// kStop's work: true when every led range's last pushes are in and the finals went out.
+  bool try_finish(bool immediate);
 
   Env& env_;
   const JobSpec& spec_;
   std::uint32_t index_;
   KernelBackend& kernels_;
-  ConsistencyController controller_;
-  KeyRange range_;
-  bool synthetic_;
-  std::size_t width_;  ///< floats per key
-  std::vector<float> params_;
-  std::unique_ptr<ServerOptimizer> optimizer_;
-  // BSP: gradients of the current clock by worker index (empty = not arrived), their versions,
-  // and for keyed pushes their local rows.
-  std::vector<std::vector<float>> buffered_;
-  std::vector<std::vector<std::uint32_t>> buffered_rows_;
-  std::vector<std::int64_t> buffered_version_;
-  std::vector<bool> arrived_;
-  std::vector<float> aggregate_;
-  std::vector<bool> touched_;  // keyed BSP: rows of aggregate_ holding a sum (kept all-false between barriers)
-  std::vector<PendingPull> pending_;
-  std::int64_t last_snapshot_clock_ = -1;
-  std::int64_t scanned_clock_ = -1;
-  bool stop_pending_ = false;  // a normal stop arrived before the last pushes  // shard clock at the last scan of pending_
-  // Gradients applied since the last snapshot, by staleness.
-  std::vector<std::uint32_t> staleness_counts_;
+  std::vector<KeyRange> ranges_;  ///< every key range of the job, by range index
+  Membership membership_;
+  std::map<std::uint32_t, std::unique_ptr<Shard>> shards_;  ///< ranges held, led or backed up
+  std::map<std::uint32_t, Lead> leads_;
+  std::map<std::uint32_t, std::uint64_t> applied_seq_;  ///< backed-up ranges: log applied so far
+  std::deque<Message> held_;  ///< messages for a newer epoch, or before the starts
+  std::uint32_t starts_expected_ = 0;
+  std::uint32_t starts_seen_ = 0;
+  bool stop_pending_ = false;
 };
 
 }  // namespace pstwin

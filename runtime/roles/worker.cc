@@ -10,11 +10,120 @@
 
 namespace pstwin {
 
-Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels)
-    : env_(env), spec_(spec), index_(index), kernels_(kernels) {}
+Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
+               bool rejoining)
+    : env_(env),
+      spec_(spec),
+      index_(index),
+      kernels_(kernels),
+      rejoining_(rejoining),
+      membership_(initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
+                                     spec.fault.replication, spec.layout.server(0))),
+      unacked_push_(spec.layout.servers),
+      open_pull_(spec.layout.servers) {}
+
+void Worker::send_to_range(Message m) {
+  const std::uint32_t r = m.header.shard;
+  m.header.epoch = membership_.epoch;
+  if (spec_.fault.enabled) {
+    // Kept until acknowledged, to be resent if the range's primary changes.
+    if (m.header.type == MsgType::kPush) unacked_push_[r] = m;
+    else open_pull_[r] = m;
+  }
+  env_.send(membership_.primary(r), std::move(m));
+}
+
+void Worker::handle_membership(const Message& m) {
+  Membership next = Membership::from_message(m, spec_.layout.servers, spec_.layout.workers,
+                                             spec_.layout.server(0), spec_.layout.servers);
+  if (next.epoch <= membership_.epoch) return;
+  const Membership before = membership_;
+  membership_ = std::move(next);
+  for (std::uint32_t r = 0; r < spec_.layout.servers; ++r) {
+    if (membership_.primary(r) == before.primary(r)) continue;
+    // The new primary gets the same requests again; request ids make each push count once.
+    if (unacked_push_[r]) send_to_range(*unacked_push_[r]);
+    if (open_pull_[r]) send_to_range(*open_pull_[r]);
+  }
+}
+
+std::optional<std::int64_t> Worker::rejoin_job() {
+  Message hello;
+  hello.header.type = MsgType::kRejoin;
+  hello.data = nlohmann::json{{"role", "worker"}, {"index", index_}}.dump();
+  env_.send(JobLayout::scheduler(), std::move(hello));
+  if (!await_start()) return std::nullopt;
+  // Every range's clock; the worker rejoins at the newest, so that no range waits for clocks it
+  // will never push.
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    Message probe;
+    probe.header.type = MsgType::kPull;
+    probe.header.flags = msg_flags::kRejoin;
+    probe.header.shard = r;
+    probe.header.clock = -1;
+    probe.header.request_id = next_request_++;
+    send_to_range(std::move(probe));
+  }
+  std::vector<bool> got(ranges_.size(), false);
+  std::size_t left = ranges_.size();
+  std::int64_t join = 0;
+  while (left > 0) {
+    auto m = env_.recv(spec_.stall_timeout_s);
+    if (!m)
+      throw std::runtime_error("worker " + std::to_string(index_) +
+                               ": no key range answered its rejoin within " +
+                               std::to_string(spec_.stall_timeout_s) + " s");
+    if (m->header.type == MsgType::kStop) return std::nullopt;
+    if (m->header.type == MsgType::kMembership) {
+      handle_membership(*m);
+      continue;
+    }
+    const std::uint32_t r = m->header.shard;
+    if (m->header.type != MsgType::kPullReply || !(m->header.flags & msg_flags::kRejoin) ||
+        r >= ranges_.size() || got[r])
+      continue;  // a late reply of this node's former life
+    got[r] = true;
+    open_pull_[r].reset();
+    join = std::max(join, m->header.version);
+    --left;
+  }
+  env_.metrics().event(env_.now(), "worker_rejoined", {{"worker", index_}, {"clock", join}});
+  return join;
+}
+
+bool Worker::await_acks() {
+  std::uint32_t left = 0;
+  for (const auto& p : unacked_push_) left += p ? 1 : 0;
+  while (left > 0) {
+    auto m = env_.recv(spec_.stall_timeout_s);
+    if (!m)
+      throw std::runtime_error("worker " + std::to_string(index_) +
+                               ": its last pushes were not acknowledged within " +
+                               std::to_string(spec_.stall_timeout_s) + " s");
+    if (m->header.type == MsgType::kStop) return false;
+    if (m->header.type == MsgType::kMembership) {
+      handle_membership(*m);
+      continue;
+    }
+    const std::uint32_t r = m->header.shard;
+    if (m->header.type != MsgType::kPushAck || r >= unacked_push_.size() || !unacked_push_[r] ||
+        unacked_push_[r]->header.request_id != m->header.request_id)
+      continue;  // a duplicate or late reply
+    unacked_push_[r].reset();
+    --left;
+  }
+  return true;
+}
 
 void Worker::run() {
-  if (!await_start()) return;
+  std::int64_t first_clock = spec_.resume ? spec_.resume->clock : 0;
+  if (rejoining_) {
+    const auto join = rejoin_job();
+    if (!join) return;
+    first_clock = *join;
+  } else if (!await_start()) {
+    return;
+  }
   const bool sparse = spec_.sparse();
   if (!spec_.synthetic) {
     if (!sparse) {
@@ -24,13 +133,19 @@ void Worker::run() {
     order_ = spec_.worker_rows.at(index_);
   }
   const auto iterations = static_cast<std::int64_t>(spec_.iterations);
+  if (spec_.resume && !spec_.synthetic) {
+    // The mini-batches of the clocks before the checkpoint, drawn and dropped: the data order
+    // (and so the result) is the uninterrupted run's.
+    for (std::int64_t c = 0; c < first_clock; ++c) next_batch();
+  }
   if (sparse) {
     batch_ = next_keyed_batch();
-    send_keyed_pulls(batch_, 0);
+    send_keyed_pulls(batch_, first_clock);
   } else {
-    send_pulls(0);
+    send_pulls(first_clock);
   }
-  for (std::int64_t clock = 0; clock < iterations; ++clock) {
+  rejoining_ = false;  // the pulls above rejoined every range
+  for (std::int64_t clock = first_clock; clock < iterations; ++clock) {
     if (!await_parameters(clock)) return;
     const double loss = compute_gradient();
     if (!std::isfinite(loss)) {
@@ -48,6 +163,7 @@ void Worker::run() {
       push(clock, loss, more);
     }
   }
+  if (spec_.fault.enabled && !await_acks()) return;
   Message done;
   done.header.type = MsgType::kWorkerDone;
   done.header.clock = iterations;
@@ -75,6 +191,10 @@ bool Worker::await_start() {
       throw std::runtime_error("worker " + std::to_string(index_) + ": no start message within " +
                                std::to_string(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return false;
+    if (m->header.type == MsgType::kMembership) {
+      handle_membership(*m);
+      continue;
+    }
     if (m->header.type != MsgType::kStart)
       throw ProtocolError("worker " + std::to_string(index_) + ": expected start, got " +
                           std::string(msg_type_name(m->header.type)));
@@ -97,10 +217,11 @@ void Worker::send_pulls(std::int64_t clock) {
     if (ranges_[s].size() == 0) continue;
     Message pull;
     pull.header.type = MsgType::kPull;
+    pull.header.flags = rejoining_ ? msg_flags::kRejoin : 0u;
     pull.header.shard = s;
     pull.header.clock = clock;
     pull.header.request_id = next_request_++;
-    env_.send(spec_.layout.server(s), std::move(pull));
+    send_to_range(std::move(pull));
   }
 }
 
@@ -109,13 +230,13 @@ void Worker::send_keyed_pulls(const KeyedBatch& b, std::int64_t clock) {
     if (ranges_[s].size() == 0) continue;
     Message pull;
     pull.header.type = MsgType::kPull;
-    pull.header.flags = msg_flags::kKeyed;
+    pull.header.flags = msg_flags::kKeyed | (rejoining_ ? msg_flags::kRejoin : 0u);
     pull.header.shard = s;
     pull.header.clock = clock;
     pull.header.request_id = next_request_++;
     pull.keys.assign(b.keys.begin() + static_cast<long>(b.server_begin[s]),
                      b.keys.begin() + static_cast<long>(b.server_begin[s + 1]));
-    env_.send(spec_.layout.server(s), std::move(pull));
+    send_to_range(std::move(pull));
   }
 }
 
@@ -123,9 +244,13 @@ bool Worker::await_parameters(std::int64_t clock) {
   const bool sparse = spec_.sparse();
   const std::size_t width = spec_.values_per_key();
   if (sparse) params_.resize(batch_.keys.size() * width);
+  std::vector<bool> waiting(ranges_.size(), false);
   std::uint32_t expected = 0;
-  for (const auto& r : ranges_)
-    if (r.size() > 0) ++expected;
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r)
+    if (ranges_[r].size() > 0) {
+      waiting[r] = true;
+      ++expected;
+    }
   read_version_ = std::numeric_limits<std::int64_t>::max();
   while (expected > 0) {
     auto m = env_.recv(spec_.stall_timeout_s);
@@ -133,20 +258,34 @@ bool Worker::await_parameters(std::int64_t clock) {
       throw std::runtime_error("worker " + std::to_string(index_) + ": no parameters for clock " +
                                std::to_string(clock) + " within " +
                                std::to_string(spec_.stall_timeout_s) + " s");
-    if (m->header.type == MsgType::kStop) return false;
-    if (m->header.type != MsgType::kPullReply || m->header.clock != clock ||
-        !spec_.layout.is_server(m->header.sender))
+    const MsgType type = m->header.type;
+    if (type == MsgType::kStop) return false;
+    if (type == MsgType::kMembership) {
+      handle_membership(*m);
+      continue;
+    }
+    const std::uint32_t r = m->header.shard;
+    if (!spec_.layout.is_server(m->header.sender) || r >= ranges_.size() ||
+        (type != MsgType::kPullReply && type != MsgType::kPushAck))
       throw ProtocolError("worker " + std::to_string(index_) + ": unexpected " +
-                          std::string(msg_type_name(m->header.type)) + " for clock " +
+                          std::string(msg_type_name(type)) + " for clock " +
                           std::to_string(m->header.clock) + " from node " +
                           std::to_string(m->header.sender) + " while waiting for clock " +
                           std::to_string(clock));
-    const std::uint32_t s = spec_.layout.server_index(m->header.sender);
-    const KeyRange& r = ranges_.at(s);
+    // After a failover a range may answer a resent request twice, or a former primary late.
+    if (type == MsgType::kPushAck || m->header.clock != clock || !waiting[r]) {
+      if (!spec_.fault.enabled)
+        throw ProtocolError("worker " + std::to_string(index_) + ": unexpected " +
+                            std::string(msg_type_name(type)) + " for clock " +
+                            std::to_string(m->header.clock) + " of key range " +
+                            std::to_string(r) + " while waiting for clock " + std::to_string(clock));
+      continue;
+    }
+    const KeyRange& kr = ranges_.at(r);
     if (!spec_.synthetic) {
-      // Dense: the whole shard lands at its range; sparse: this server's keys of the batch.
-      const std::size_t first = sparse ? batch_.server_begin[s] : r.begin;
-      const std::size_t keys = sparse ? batch_.server_begin[s + 1] - first : r.size();
+      // Dense: the whole range lands at its place; sparse: this range's keys of the batch.
+      const std::size_t first = sparse ? batch_.server_begin[r] : kr.begin;
+      const std::size_t keys = sparse ? batch_.server_begin[r + 1] - first : kr.size();
       if (m->values.size() != keys * width || sparse != ((m->header.flags & msg_flags::kKeyed) != 0))
         throw ProtocolError("worker " + std::to_string(index_) + ": pull reply with " +
                             std::to_string(m->values.size()) + " values for " +
@@ -154,7 +293,11 @@ bool Worker::await_parameters(std::int64_t clock) {
                             (sparse ? " (keyed)" : " (whole shard)"));
       std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(first * width));
     }
+    // The answer to this clock's pull acknowledges the range's push of the clock before.
+    open_pull_[r].reset();
+    unacked_push_[r].reset();
     read_version_ = std::min(read_version_, m->header.version);
+    waiting[r] = false;
     --expected;
   }
   return true;
@@ -225,12 +368,14 @@ void Worker::push(std::int64_t clock, double loss, bool pull_after) {
     m.header.version = read_version_;
     m.header.loss = static_cast<float>(loss);
     m.header.request_id = next_request_++;
+    // The last push of a fault-tolerant job is acknowledged on its own (no pull follows it).
+    if (!pull_after && spec_.fault.enabled) m.header.flags |= msg_flags::kAckRequested;
     if (spec_.synthetic)
       m.virtual_values = r.size();
     else
       m.values.assign(grad_.begin() + static_cast<long>(r.begin),
                       grad_.begin() + static_cast<long>(r.end));
-    env_.send(spec_.layout.server(s), std::move(m));
+    send_to_range(std::move(m));
   }
 }
 
@@ -251,7 +396,9 @@ void Worker::push_keyed(std::int64_t clock, double loss) {
                   batch_.keys.begin() + static_cast<long>(last));
     m.values.assign(grad_.begin() + static_cast<long>(first * width),
                     grad_.begin() + static_cast<long>(last * width));
-    env_.send(spec_.layout.server(s), std::move(m));
+    if (spec_.fault.enabled && clock + 1 == static_cast<std::int64_t>(spec_.iterations))
+      m.header.flags |= msg_flags::kAckRequested;
+    send_to_range(std::move(m));
   }
 }
 

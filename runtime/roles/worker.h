@@ -2,12 +2,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "kernels/backend.h"
 #include "runtime/env.h"
 #include "runtime/partition.h"
 #include "runtime/roles/job.h"
+#include "runtime/roles/membership.h"
 
 namespace pstwin {
 
@@ -31,9 +33,24 @@ namespace pstwin {
 /// A mini-batch takes the next batch_size rows of the partition, reshuffled (with the node's Rng)
 /// at each pass. A non-finite mini-batch loss stops training: kAbort (flag kDiverged) goes to the
 /// scheduler. A kStop from the scheduler ends the loop early.
+///
+/// Fault tolerance (JobSpec::fault): requests for key range r go to r's primary in the newest
+/// membership (initial_membership until the scheduler announces another) and carry its epoch. A
+/// push stays unacknowledged until the range answers the next pull (or, for the last push,
+/// flagged msg_flags::kAckRequested, with kPushAck); when a membership moves a range to another
+/// primary, the worker resends that range's unacknowledged push and open pull there, with the
+/// same request ids, so the new primary applies each push exactly once. Replies that arrive
+/// twice or late are ignored.
+/// A restarted worker (`rejoining`) sends kRejoin to the scheduler, waits for its kStart, asks
+/// every range's primary for its clock (kPull with msg_flags::kRejoin and clock -1), and rejoins
+/// every range at the newest clock J (kPull kRejoin for J), then trains from J on, on its own
+/// data partition.
+/// A resumed job (JobSpec::resume) starts at the checkpoint's clock, after drawing the
+/// mini-batches of the clocks before it so that its data order is the uninterrupted run's.
 class Worker {
  public:
-  Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels);
+  Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
+         bool rejoining = false);
   void run();
 
  private:
@@ -47,6 +64,15 @@ class Worker {
 
   /// Waits for the start message; false if kStop came first.
   bool await_start();
+  /// Restarted: kRejoin to the scheduler, its start, and every range's clock. Returns the clock to
+  /// rejoin at, or nullopt if told to stop.
+  std::optional<std::int64_t> rejoin_job();
+  /// Sends `m` to the primary of range m.header.shard, stamped with the current epoch.
+  void send_to_range(Message m);
+  /// A newer membership: resend what the ranges that moved have not acknowledged.
+  void handle_membership(const Message& m);
+  /// Waits for kPushAck of every range's last push (fault tolerance only); false on kStop.
+  bool await_acks();
   /// Waits for every server's reply for `clock`; false on kStop. Sets read_version_.
   bool await_parameters(std::int64_t clock);
   void send_pulls(std::int64_t clock);
@@ -74,6 +100,12 @@ class Worker {
   KeyedBatch batch_;  // sparse: the batch of the current clock
   std::int64_t read_version_ = 0;
   std::uint64_t next_request_ = 1;
+  bool rejoining_;
+  Membership membership_;
+  /// By range: the last push until acknowledged, and the pull not yet answered (fault tolerance
+  /// only: what to resend to a new primary).
+  std::vector<std::optional<Message>> unacked_push_;
+  std::vector<std::optional<Message>> open_pull_;
 };
 
 }  // namespace pstwin

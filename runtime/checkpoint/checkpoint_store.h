@@ -1,0 +1,23 @@
+// CheckpointStore: where an environment keeps the servers' checkpoints.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace pstwin {
+
+/// Storage for checkpoints, provided by the environment (Env::checkpoints()): a real job writes
+/// files (DirCheckpointStore, runtime/checkpoint/checkpoint_dir.h layout); a simulated one only
+/// spends the modelled time of writing them.
+class CheckpointStore {
+ public:
+  virtual ~CheckpointStore() = default;
+  /// Stores key range `range`'s checkpoint of shard clock `clock` (encode_checkpoint's bytes).
+  /// Blocks the caller for as long as the write takes. Throws CheckpointError when it fails.
+  virtual void store(std::int64_t clock, std::uint32_t range, const std::vector<std::uint8_t>& bytes) = 0;
+  /// Marks checkpoint `clock` complete: every one of `ranges` key ranges stored it. `time_s` is
+  /// the job time of completion.
+  virtual void complete(std::int64_t clock, std::uint32_t ranges, double time_s) = 0;
+};
+
+}  // namespace pstwin
