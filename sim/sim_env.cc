@@ -1,5 +1,7 @@
 #include "sim/sim_env.h"
 
+#include <algorithm>
+#include <exception>
 #include <memory>
 #include <stdexcept>
 
@@ -16,36 +18,59 @@ namespace {
 constexpr std::uint64_t kRoleStream = 0;
 }
 
-SimEnv::SimEnv(SimWorld& world, NodeId self)
-    : world_(world), self_(self), rng_(Rng::derive_seed(world.seed, self, kRoleStream)) {
-  world_.mailboxes.at(self_)->set_receiver(sg4::Actor::self());
-}
-
-SimEnv::~SimEnv() {
-  // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded.
-  world_.mailboxes.at(self_)->set_receiver(nullptr);
-}
-
-void SimEnv::send(NodeId to, Message msg) {
-  if (to >= world_.mailboxes.size())
+void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
+  if (to >= world.mailboxes.size())
     throw std::invalid_argument("send to unknown node " + std::to_string(to));
-  msg.header.sender = self_;
+  msg.header.sender = from;
   msg.header.receiver = to;
   const auto size = static_cast<std::uint64_t>(encoded_size(msg));
-  world_.bytes_sent += size;
-  ++world_.messages_sent;
+  world.bytes_sent += size;
+  ++world.messages_sent;
   auto* payload = new Message(std::move(msg));
   // If the receiver is gone the transfer never completes; SimGrid then frees the payload.
-  world_.mailboxes[to]->put_init(payload, size)->detach(
+  world.mailboxes[to]->put_init(payload, size)->detach(
       [](void* p) { delete static_cast<Message*>(p); });
 }
 
+SimEnv::SimEnv(SimWorld& world, NodeId self)
+    : world_(world),
+      self_(self),
+      mailbox_(world.mailboxes.at(self)),
+      rng_(Rng::derive_seed(world.seed, self, kRoleStream)),
+      store_(world.checkpoint_bandwidth_Bps) {
+  mailbox_->set_receiver(sg4::Actor::self());
+}
+
+SimEnv::~SimEnv() {
+  // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
+  // while the actor is being killed (its host failed): it may not call into SimGrid then.
+  if (std::uncaught_exceptions() == 0 && world_.mailboxes[self_] == mailbox_)
+    mailbox_->set_receiver(nullptr);
+}
+
+void SimEnv::send(NodeId to, Message msg) { sim_send(world_, self_, to, std::move(msg)); }
+
+CheckpointStore* SimEnv::checkpoints() {
+  return world_.checkpoint_bandwidth_Bps > 0 ? &store_ : nullptr;
+}
+
+void SimEnv::ModelledStore::store(std::int64_t, std::uint32_t, const std::vector<std::uint8_t>& bytes) {
+  sg4::this_actor::sleep_for(static_cast<double>(bytes.size()) / bandwidth_Bps_);
+}
+
 std::optional<Message> SimEnv::recv(double timeout_s) {
-  try {
-    std::unique_ptr<Message> m(world_.mailboxes[self_]->get<Message>(timeout_s));
-    return std::move(*m);
-  } catch (const simgrid::TimeoutException&) {
-    return std::nullopt;
+  const double deadline = now() + timeout_s;
+  for (;;) {
+    try {
+      std::unique_ptr<Message> m(mailbox_->get<Message>(std::max(0.0, deadline - now())));
+      return std::move(*m);
+    } catch (const simgrid::TimeoutException&) {
+      return std::nullopt;
+    } catch (const simgrid::NetworkFailureException&) {
+      // The sender's host or a link on the way failed during the transfer: that message is lost,
+      // as on a real network. Wait on for the next one.
+      if (now() >= deadline) return std::nullopt;
+    }
   }
 }
 

@@ -26,7 +26,16 @@ struct SimWorld {
   std::uint64_t seed = 0;
   std::uint64_t bytes_sent = 0;     ///< encoded bytes of every message sent
   std::uint64_t messages_sent = 0;
+  /// Checkpoints: storage write speed in bytes/s (writing costs bytes / this of simulated time);
+  /// 0 when the job keeps no checkpoints.
+  double checkpoint_bandwidth_Bps = 0.0;
 };
+
+/// Sends `msg` from node `from` to node `to` inside the simulation: its encoded size travels on
+/// the simulated network to `to`'s current mailbox; a message to a node whose host is off, or
+/// that is restarted meanwhile, is lost. Sets sender and receiver. Throws std::invalid_argument
+/// for an unknown node.
+void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg);
 
 /// A node's view of the simulation:
 /// - send: the message's encoded size (codec.h) travels on the simulated network; the object
@@ -49,11 +58,27 @@ class SimEnv : public Env {
   void account(const Cost& cost) override;
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return *world_.metrics; }
+  CheckpointStore* checkpoints() override;
 
  private:
+  /// Writing a checkpoint costs its size over the storage bandwidth; nothing is kept.
+  class ModelledStore : public CheckpointStore {
+   public:
+    explicit ModelledStore(double bandwidth_Bps) : bandwidth_Bps_(bandwidth_Bps) {}
+    void store(std::int64_t, std::uint32_t, const std::vector<std::uint8_t>& bytes) override;
+    void complete(std::int64_t, std::uint32_t, double) override {}
+
+   private:
+    double bandwidth_Bps_;
+  };
+
   SimWorld& world_;
   NodeId self_;
+  /// The mailbox this incarnation of the node reads: world.mailboxes[self] when it started (a
+  /// failure or a restart moves the node to a fresh one).
+  simgrid::s4u::Mailbox* mailbox_;
   Rng rng_;
+  ModelledStore store_;
 };
 
 }  // namespace pstwin

@@ -15,6 +15,7 @@
 #include "runtime/roles/scheduler.h"
 #include "runtime/roles/server.h"
 #include "runtime/roles/worker.h"
+#include "sim/fault_injection.h"
 #include "sim/platform.h"
 #include "sim/sim_env.h"
 #include "sim/stragglers.h"
@@ -25,27 +26,40 @@ namespace pstwin {
 
 namespace {
 
-// Runs one role in its actor, recording whether it finished and why it failed.
+// Random failures (MTBF) are drawn up to this simulated time: far beyond any run it is meant for.
+constexpr double kFailureHorizon_s = 1e5;
+
+// Runs one role in its actor, recording whether it finished and why it failed. A node into
+// which a failure was injected may end in any way (killed, fenced by the scheduler, or failing
+// on a cut link): that is the experiment, not a failure of the run.
 template <typename Role>
-void run_role(SimWorld& world, const JobSpec& spec, NodeId node, std::vector<bool>& finished,
-              std::string& first_error, std::uint32_t index, const std::string& device) {
+void run_role(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeId node,
+              std::vector<bool>& finished, std::string& first_error, std::uint32_t index,
+              const std::string& device, bool rejoining) {
   SimEnv env(world, node);
   try {
     auto kernels = make_backend(device, nullptr);
     if constexpr (std::is_same_v<Role, Scheduler>) {
       Scheduler role(env, spec, *kernels);
       (void)index;
+      (void)rejoining;
       role.run();
     } else {
-      Role role(env, spec, index, *kernels);
+      Role role(env, spec, index, *kernels, rejoining);
       role.run();
     }
     finished[node] = true;
   } catch (const std::exception& e) {
-    if (first_error.empty()) first_error = e.what();
-    // One failed role would leave the others waiting for their stall timeouts; end them all.
-    sg4::Actor::kill_all();
+    if (states.failed_once[node]) {
+      world.metrics->event(sg4::Engine::get_clock(), "node_lost",
+                           {{"node", host_name(world.layout, node)}, {"error", e.what()}});
+    } else {
+      if (first_error.empty()) first_error = host_name(world.layout, node) + ": " + e.what();
+      // One failed role would leave the others waiting for their stall timeouts; end them all.
+      sg4::Actor::kill_all();
+    }
   }
+  states.running[node] = false;
 }
 
 }  // namespace
@@ -84,25 +98,56 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
 
   std::vector<bool> finished(layout.nodes(), false);
   std::string first_error;
-  sg4::Actor::create("scheduler", hosts[0], [&] {
-    run_role<Scheduler>(world, spec, JobLayout::scheduler(), finished, first_error, 0, device);
-  });
-  for (std::uint32_t s = 0; s < layout.servers; ++s)
-    sg4::Actor::create(host_name(layout, layout.server(s)), hosts[layout.server(s)], [&, s] {
-      run_role<Server>(world, spec, layout.server(s), finished, first_error, s, device);
-    });
-  for (std::uint32_t w = 0; w < layout.workers; ++w)
-    sg4::Actor::create(host_name(layout, layout.worker(w)), hosts[layout.worker(w)], [&, w] {
-      run_role<Worker>(world, spec, layout.worker(w), finished, first_error, w, device);
-    });
+  SimNodeStates states;
+  states.incarnation.assign(layout.nodes(), 0);
+  states.running.assign(layout.nodes(), true);
+  states.failed_once.assign(layout.nodes(), false);
+  if (spec.fault.checkpoint_every_clocks > 0 || spec.fault.checkpoint_every_s > 0)
+    world.checkpoint_bandwidth_Bps = scenario.fault_tolerance.checkpoint_bandwidth_Bps;
+  // Starts node n's role (again, when rejoining: a restarted process) and its heartbeats.
+  auto start_node = [&](NodeId n, bool rejoining) {
+    const std::string name = host_name(layout, n) +
+                             (rejoining ? "#" + std::to_string(states.incarnation[n]) : std::string());
+    states.running[n] = true;
+    finished[n] = false;
+    if (n == JobLayout::scheduler())
+      sg4::Actor::create(name, hosts[n], [&, n] {
+        run_role<Scheduler>(world, states, spec, n, finished, first_error, 0, device, false);
+      });
+    else if (layout.is_server(n))
+      sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
+        run_role<Server>(world, states, spec, n, finished, first_error, layout.server_index(n),
+                         device, rejoining);
+      });
+    else
+      sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
+        run_role<Worker>(world, states, spec, n, finished, first_error, layout.worker_index(n),
+                         device, rejoining);
+      });
+    if (spec.fault.enabled && n != JobLayout::scheduler())
+      start_heartbeats(world, states, n, hosts[n], spec.fault.heartbeat_interval_s);
+  };
+  for (NodeId n = 0; n < layout.nodes(); ++n) start_node(n, false);
+  if (!scenario.failures.empty()) {
+    InjectorHooks hooks;
+    hooks.restart = [&](NodeId n) { start_node(n, true); };
+    hooks.fail_job = [&](const std::string& why) {
+      if (first_error.empty()) first_error = why;
+      sg4::Actor::kill_all();
+    };
+    start_failure_injector(world, states, hosts, failure_schedule(scenario, kFailureHorizon_s),
+                           hooks);
+  }
   engine.run();
 
   const double sim_time = sg4::Engine::get_clock();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   recorder.flush();
 
+  // A node whose failure was injected may end unfinished; that was the experiment.
   std::uint32_t unfinished = 0;
-  for (bool f : finished) unfinished += f ? 0 : 1;
+  for (NodeId n = 0; n < layout.nodes(); ++n)
+    unfinished += finished[n] || (states.failed_once[n] && n != JobLayout::scheduler()) ? 0 : 1;
   RunFacts facts;
   facts.environment = "simulated";
   facts.time_s = sim_time;
