@@ -21,16 +21,6 @@ NodeId node_of(const JobLayout& layout, const NodeRef& ref) {
   return JobLayout::scheduler();
 }
 
-void set_link(const JobLayout& layout, NodeId node, bool on) {
-  // build_star_platform gives each host a split-duplex link "link-<host>" (_UP and _DOWN).
-  const std::string base = "link-" + host_name(layout, node);
-  for (const char* dir : {"_UP", "_DOWN"}) {
-    sg4::Link* link = sg4::Engine::get_instance()->link_by_name(base + dir);
-    if (on) link->turn_on();
-    else link->turn_off();
-  }
-}
-
 /// One thing the injector does at one time.
 struct Action {
   double at_s;
@@ -110,11 +100,12 @@ void start_failure_injector(SimWorld& world, SimNodeStates& states,
         case Action::What::kFailLink:
           world.metrics->event(now, "link_failed", {{"node", a.name}});
           states.failed_once[a.node] = true;
-          set_link(world.layout, a.node, false);
+          world.link_down[a.node] = true;
           break;
         case Action::What::kRestoreLink:
           world.metrics->event(now, "link_restored", {{"node", a.name}});
-          set_link(world.layout, a.node, true);
+          world.link_down[a.node] = false;
+          release_parked(world);
           break;
       }
     }

@@ -39,7 +39,9 @@ struct InjectorHooks {
 /// Starts a daemon actor that carries out `schedule` (times in simulated seconds): a node failure
 /// turns its host off (its actors die, messages to it are lost) and, at recover_at, turns it on,
 /// moves the node to a fresh mailbox (what was in flight to the old process is gone) and calls
-/// hooks.restart; a link failure turns the node's link off in both directions until recover_at.
+/// hooks.restart; a link failure cuts the node off until recover_at: what it sends or is sent
+/// meanwhile waits (SimWorld::parked) and arrives after the link is back, as over TCP; a cut
+/// longer than the heartbeat timeout gets the node declared dead and fenced.
 /// A failure of the scheduler calls hooks.fail_job: the scheduler is not replicated. Each action
 /// is an event in events.jsonl: "node_failed", "node_restarted", "link_failed", "link_restored".
 void start_failure_injector(SimWorld& world, SimNodeStates& states,

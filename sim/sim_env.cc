@@ -23,6 +23,10 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
     throw std::invalid_argument("send to unknown node " + std::to_string(to));
   msg.header.sender = from;
   msg.header.receiver = to;
+  if (!world.link_down.empty() && (world.link_down[from] || world.link_down[to])) {
+    world.parked.push_back({from, to, std::move(msg)});
+    return;
+  }
   const auto size = static_cast<std::uint64_t>(encoded_size(msg));
   world.bytes_sent += size;
   ++world.messages_sent;
@@ -30,6 +34,12 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
   // If the receiver is gone the transfer never completes; SimGrid then frees the payload.
   world.mailboxes[to]->put_init(payload, size)->detach(
       [](void* p) { delete static_cast<Message*>(p); });
+}
+
+void release_parked(SimWorld& world) {
+  std::vector<SimWorld::Parked> waiting;
+  waiting.swap(world.parked);
+  for (auto& p : waiting) sim_send(world, p.from, p.to, std::move(p.msg));  // re-parks what must wait
 }
 
 SimEnv::SimEnv(SimWorld& world, NodeId self)

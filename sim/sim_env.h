@@ -29,7 +29,19 @@ struct SimWorld {
   /// Checkpoints: storage write speed in bytes/s (writing costs bytes / this of simulated time);
   /// 0 when the job keeps no checkpoints.
   double checkpoint_bandwidth_Bps = 0.0;
+  /// By node: its network link is down (a scenario "link" failure). Messages from or to it wait
+  /// in `parked`, in send order, until the link is back, as TCP holds and retransmits them.
+  std::vector<bool> link_down;
+  struct Parked {
+    NodeId from;
+    NodeId to;
+    Message msg;
+  };
+  std::vector<Parked> parked;
 };
+
+/// Sends the parked messages whose endpoints both have their links up again, in send order.
+void release_parked(SimWorld& world);
 
 /// Sends `msg` from node `from` to node `to` inside the simulation: its encoded size travels on
 /// the simulated network to `to`'s current mailbox; a message to a node whose host is off, or

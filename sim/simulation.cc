@@ -102,6 +102,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   states.incarnation.assign(layout.nodes(), 0);
   states.running.assign(layout.nodes(), true);
   states.failed_once.assign(layout.nodes(), false);
+  world.link_down.assign(layout.nodes(), false);
   if (spec.fault.checkpoint_every_clocks > 0 || spec.fault.checkpoint_every_s > 0)
     world.checkpoint_bandwidth_Bps = scenario.fault_tolerance.checkpoint_bandwidth_Bps;
   // Starts node n's role (again, when rejoining: a restarted process) and its heartbeats.

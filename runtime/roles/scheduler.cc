@@ -115,6 +115,11 @@ void Scheduler::run() {
                                " s; a role is stuck or gone");
     if (spec_.fault.enabled) check_heartbeats();
     if (!m) continue;
+    // A node declared dead is fenced: what it still sends (it was only cut off) is ignored,
+    // until it rejoins as a new process.
+    if (m->header.sender < layout.nodes() && dead_[m->header.sender] &&
+        m->header.type != MsgType::kRejoin)
+      continue;
     switch (m->header.type) {
       case MsgType::kHeartbeat:
         break;

@@ -12,19 +12,32 @@
 
 namespace pstwin {
 
-Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels)
+Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
+               bool rejoining)
     : env_(env),
       spec_(spec),
       index_(index),
       kernels_(kernels),
       ranges_(range_partition(spec.num_keys(), spec.layout.servers)),
       membership_(initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
-                                     spec.fault.replication, spec.layout.server(0))) {
+                                     spec.fault.replication, spec.layout.server(0))),
+      rejoining_(rejoining) {
+  if (rejoining_) {
+    // What this server held died with its former process.
+    for (auto& set : membership_.replicas) std::erase(set, env_.self());
+    return;
+  }
   for (std::uint32_t r = 0; r < ranges_.size(); ++r)
     if (membership_.holds(env_.self(), r)) ++starts_expected_;
 }
 
 void Server::run() {
+  if (rejoining_) {
+    Message hello;
+    hello.header.type = MsgType::kRejoin;
+    hello.data = nlohmann::json{{"role", "server"}, {"index", index_}}.dump();
+    env_.send(JobLayout::scheduler(), std::move(hello));
+  }
   // Requests held for a newer epoch or until the starts: a few per worker and range.
   const std::size_t max_held =
       8 * static_cast<std::size_t>(spec_.layout.workers) * ranges_.size() + 64;
@@ -115,7 +128,8 @@ bool Server::routed_here(Message& m, bool as_primary) {
                         std::string(msg_type_name(m.header.type)) + " for key range " +
                         std::to_string(r) + "; the job has " + std::to_string(ranges_.size()));
   if (as_primary ? leads(r)
-                 : (m.header.sender == membership_.primary(r) && membership_.holds(env_.self(), r) &&
+                 : (m.header.epoch <= membership_.epoch && !membership_.replicas[r].empty() &&
+                    m.header.sender == membership_.primary(r) && membership_.holds(env_.self(), r) &&
                     !leads(r) && (shards_.count(r) || m.header.type == MsgType::kShardState)))
     return true;
   // Sent under a membership this server has not seen yet: keep it until that arrives. Otherwise

@@ -41,9 +41,12 @@ namespace pstwin {
 /// it knows (its membership is on the way) and dropped otherwise (the worker resends them to the
 /// primary it is told of). Throws ProtocolError for a message that breaks the protocol, and
 /// std::runtime_error when nothing arrives for spec.stall_timeout_s.
+/// A restarted server (`rejoining`) holds nothing: it sends kRejoin to the scheduler and waits
+/// to be made a backup, rebuilt from a primary's kShardState.
 class Server {
  public:
-  Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels);
+  Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
+         bool rejoining = false);
   void run();
 
  private:
@@ -113,6 +116,7 @@ class Server {
   std::uint32_t starts_expected_ = 0;
   std::uint32_t starts_seen_ = 0;
   bool stop_pending_ = false;
+  bool rejoining_;
 };
 
 }  // namespace pstwin
