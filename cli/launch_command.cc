@@ -13,6 +13,7 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
+#include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
 #include "runtime/net/curve_keys.h"
 #include "runtime/net/real_job.h"
@@ -24,14 +25,19 @@ namespace pstwin::cli {
 
 namespace {
 
+// Random failures (MTBF) are drawn up to this many seconds of wall time.
+constexpr double kFailureHorizon_s = 1e6;
+
 constexpr const char* kUsage =
     "usage: pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
-    "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda]\n"
+    "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
     "Runs every consistency variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
-    "outputs as simulate; time_s is wall-clock seconds.";
+    "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
+    "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
+    "The scenario's failures are injected into the local processes (SIGKILL, then restart).";
 
 /// Settings shared by the nodes of every variant.
 struct LaunchSettings {
@@ -46,7 +52,20 @@ struct LaunchSettings {
   std::string scheduler_host;
   unsigned port = 0;
   std::string device = "cpu";  // what every node computes with: resolved here unless remote
+  std::string resume;          // an earlier run's output folder; empty: start afresh
 };
+
+/// Where variant `variant`'s checkpoints are kept (or resumed from) under output folder `out`.
+std::string checkpoint_dir_of(const std::string& out, const std::string& variant) {
+  return fs::absolute(out + "/" + variant + "/checkpoints").string();
+}
+
+/// The launcher's failure events go after the scheduler's in the variant's events.jsonl.
+void append_events(const std::string& dir, const std::vector<nlohmann::json>& events) {
+  if (events.empty()) return;
+  std::ofstream out(dir + "/events.jsonl", std::ios::app);
+  for (const auto& e : events) out << e.dump() << "\n";
+}
 
 /// Arguments of `pstwin node` common to every role of a variant.
 std::vector<std::string> node_args(const LaunchSettings& s, const std::string& variant,
@@ -91,9 +110,11 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   const std::string bind = remote ? "tcp://0.0.0.0:" + (s.port ? std::to_string(s.port) : std::string("*"))
                                   : "tcp://127.0.0.1:" + (s.port ? std::to_string(s.port) : std::string("*"));
   auto args = node_args(s, variant.name, key_file);
+  if (!s.resume.empty()) args.insert(args.begin() + 2, {"--resume", checkpoint_dir_of(s.resume, variant.name)});
+  const std::string checkpoints = fs::absolute(dir + "/checkpoints").string();
   auto sched = args;
   sched.insert(sched.begin() + 2, {"--role", "scheduler", "--scheduler", bind, "--out", dir,
-                                   "--endpoint-file", endpoint_file});
+                                   "--endpoint-file", endpoint_file, "--checkpoint-dir", checkpoints});
   std::vector<pid_t> pids = {spawn(sched)};
   std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
   if (endpoint.empty()) {
@@ -112,10 +133,20 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   std::vector<std::string> placement(roles);
   if (remote) placement = assign_hosts(s.hosts, roles);
   const std::string cwd = fs::current_path().string();
-  for (std::uint32_t r = 0; r < roles; ++r) {
+  // Role r's command line: a server or worker with its index (so that failures hit the node the
+  // scenario names), and for a restarted process, --rejoin.
+  auto node_command = [&](std::uint32_t r, bool rejoin) {
+    const bool server = r < scenario.cluster.servers;
+    const std::uint32_t index = server ? r : r - scenario.cluster.servers;
     auto node = args;
-    node.insert(node.begin() + 2, {"--role", r < scenario.cluster.servers ? "server" : "worker",
-                                   "--scheduler", endpoint});
+    node.insert(node.begin() + 2, {"--role", server ? "server" : "worker", "--scheduler", endpoint,
+                                   "--index", std::to_string(index)});
+    if (server) node.insert(node.begin() + 2, {"--checkpoint-dir", checkpoints});
+    if (rejoin) node.insert(node.begin() + 2, "--rejoin");
+    return node;
+  };
+  for (std::uint32_t r = 0; r < roles; ++r) {
+    auto node = node_command(r, false);
     if (remote) {
       // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
       std::string command = "cd " + shell_quote(cwd) + " && exec";
@@ -125,6 +156,22 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       node.push_back(command);
     }
     pids.push_back(spawn(node));
+  }
+  if (!scenario.failures.empty()) {
+    JobProcesses job;
+    job.scheduler = pids[0];
+    job.servers.assign(pids.begin() + 1, pids.begin() + 1 + scenario.cluster.servers);
+    job.workers.assign(pids.begin() + 1 + scenario.cluster.servers, pids.end());
+    job.restart = [&](const NodeRef& ref) {
+      const std::uint32_t r = ref.role == NodeRef::Role::kServer ? ref.index
+                                                                 : scenario.cluster.servers + ref.index;
+      return spawn(node_command(r, true));
+    };
+    std::vector<nlohmann::json> events;
+    const int status = supervise_job(job, failure_schedule(scenario, kFailureHorizon_s),
+                                     dir + "/address_book.json", s.connect_timeout_s, events);
+    append_events(dir, events);
+    return status;
   }
   const auto status = wait_all(pids, s.connect_timeout_s);
   for (std::size_t i = 0; i < status.size(); ++i)
@@ -148,7 +195,8 @@ int launch_command(const std::vector<std::string>& args) {
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
       ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds for nodes to find each other")
-      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
+      ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
@@ -160,8 +208,29 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
     return 2;
   }
+  if (!scenario->failures.empty()) {
+    // Failures are injected by killing and restarting local processes.
+    std::string why;
+    if (transport != "zmq") why = "needs --transport zmq (processes to kill)";
+    else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
+    for (const auto& f : scenario->failures)
+      if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
+    if (!why.empty()) {
+      std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
+      return 2;
+    }
+  }
   LaunchSettings s;
   s.scenario_path = fs::absolute((*vm)["scenario"].as<std::string>()).string();
+  if (vm->count("resume")) {
+    s.resume = fs::absolute((*vm)["resume"].as<std::string>()).string();
+    for (const auto& v : scenario->consistency)
+      if (!fs::is_directory(checkpoint_dir_of(s.resume, v.name))) {
+        std::cerr << "pstwin launch: --resume " << s.resume << ": no checkpoint folder "
+                  << checkpoint_dir_of(s.resume, v.name) << " for variant " << v.name << "\n";
+        return 2;
+      }
+  }
   if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
   s.insecure = vm->count("insecure") > 0;
   if (s.insecure && vm->count("key-file")) {
@@ -234,7 +303,8 @@ int launch_command(const std::vector<std::string>& args) {
     int status = 0;
     try {
       if (transport == "inproc")
-        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s, s.device);
+        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s, s.device,
+                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name));
       else
         status = launch_processes(*scenario, variant, s, dir);
     } catch (const std::exception& e) {

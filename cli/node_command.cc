@@ -51,6 +51,10 @@ int node_command(const std::vector<std::string>& args) {
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
       ("bind", po::value<std::string>(), "interface address to listen on")
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
+      ("index", po::value<int>(), "server or worker: register as this index (0-based)")
+      ("rejoin", po::bool_switch(), "a restarted server or worker joining its running job (needs --index)")
+      ("checkpoint-dir", po::value<std::string>(), "scheduler and servers: where checkpoints go")
+      ("resume", po::value<std::string>(), "start from the newest complete checkpoint in this folder")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds to find the scheduler and peers")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
@@ -122,6 +126,24 @@ int node_command(const std::vector<std::string>& args) {
                                      : (scenario->output.dir.empty() ? "runs/" + scenario->name
                                                                      : scenario->output.dir) +
                                            "/" + variant->name;
+  if (vm->count("index")) {
+    const int index = (*vm)["index"].as<int>();
+    const std::uint32_t count = options.role == "server" ? scenario->cluster.servers
+                                                          : scenario->cluster.workers;
+    if (options.role == "scheduler" || index < 0 || static_cast<std::uint32_t>(index) >= count) {
+      std::cerr << "pstwin node: --index " << index << " does not name a " << options.role
+                << " of this scenario (it has " << count << ")\n";
+      return 2;
+    }
+    options.index = index;
+  }
+  options.rejoin = (*vm)["rejoin"].as<bool>();
+  if (options.rejoin && options.index < 0) {
+    std::cerr << "pstwin node: --rejoin needs --index (which node restarts)\n";
+    return 2;
+  }
+  if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+  if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
   options.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
   options.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
   if (options.connect_timeout_s <= 0 || options.stall_timeout_s <= 0) {

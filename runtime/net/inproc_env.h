@@ -61,8 +61,12 @@ class InprocEnv : public Env {
   void account(const Cost&) override {}
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return metrics_; }
+  CheckpointStore* checkpoints() override { return checkpoints_; }
+  /// Where this node's checkpoints go (null: none kept). Not owned.
+  void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
 
  private:
+  CheckpointStore* checkpoints_ = nullptr;
   InprocNetwork& network_;
   NodeId self_;
   Rng rng_;

@@ -3,11 +3,17 @@
 #include <chrono>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
 #include "kernels/select_backend.h"
+#include "runtime/checkpoint/dir_store.h"
+#include "runtime/checkpoint/resume.h"
+#include "runtime/codec.h"
+#include "runtime/net/heartbeat_thread.h"
 #include "runtime/net/inproc_env.h"
 #include "runtime/net/node_sinks.h"
 #include "runtime/output/run_recorder.h"
@@ -21,15 +27,20 @@ namespace pstwin::net {
 namespace {
 
 // Runs the role of `node` on `env` until it returns, its kernels on `device` (make_backend).
-void run_role(Env& env, const JobSpec& spec, NodeId node, const std::string& device) {
+void run_role(Env& env, const JobSpec& spec, NodeId node, const std::string& device,
+              bool rejoining = false) {
   auto kernels = make_backend(device, nullptr);
   if (node == JobLayout::scheduler()) {
     Scheduler(env, spec, *kernels).run();
   } else if (spec.layout.is_server(node)) {
-    Server(env, spec, spec.layout.server_index(node), *kernels).run();
+    Server(env, spec, spec.layout.server_index(node), *kernels, rejoining).run();
   } else {
-    Worker(env, spec, spec.layout.worker_index(node), *kernels).run();
+    Worker(env, spec, spec.layout.worker_index(node), *kernels, rejoining).run();
   }
+}
+
+bool keeps_checkpoints(const JobSpec& spec) {
+  return spec.fault.checkpoint_every_clocks > 0 || spec.fault.checkpoint_every_s > 0;
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
@@ -40,9 +51,12 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
-                              double stall_timeout_s, const std::string& device) {
+                              double stall_timeout_s, const std::string& device,
+                              const std::string& resume_from) {
   JobSpec spec = make_job_spec(scenario, variant, prepared);
   spec.stall_timeout_s = stall_timeout_s;
+  if (!resume_from.empty()) spec.resume = load_resume_point(resume_from, spec);
+  DirCheckpointStore checkpoints(dir + "/checkpoints");
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
   std::mutex recorder_mutex;
   InprocNetwork network(spec.layout.nodes());
@@ -56,6 +70,16 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
     threads.emplace_back([&, n] {
       LockedSink sink(recorder, recorder_mutex);
       InprocEnv env(network, n, scenario.seed, sink, start);
+      if (keeps_checkpoints(spec)) env.set_checkpoints(&checkpoints);
+      std::unique_ptr<HeartbeatThread> heartbeats;
+      if (spec.fault.enabled && n != JobLayout::scheduler()) {
+        Message beat;
+        beat.header.type = MsgType::kHeartbeat;
+        beat.header.sender = n;
+        heartbeats = std::make_unique<HeartbeatThread>(
+            spec.fault.heartbeat_interval_s,
+            [&network, frame = encode(beat)] { network.deliver(JobLayout::scheduler(), frame); });
+      }
       try {
         run_role(env, spec, n, device);
       } catch (const std::exception& e) {
@@ -88,13 +112,17 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
                             const PreparedTraining& prepared, const NodeOptions& options) {
   JobSpec spec = make_job_spec(scenario, variant, prepared);
   spec.stall_timeout_s = options.stall_timeout_s;
+  if (!options.resume_from.empty()) spec.resume = load_resume_point(options.resume_from, spec);
   const auto start = std::chrono::steady_clock::now();
   ZmqOptions zmq = options.zmq;
+  std::optional<DirCheckpointStore> checkpoints;
+  if (keeps_checkpoints(spec) && !options.checkpoint_dir.empty()) checkpoints.emplace(options.checkpoint_dir);
 
   if (options.role == "scheduler") {
     RunRecorder recorder(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
     zmq.bind_endpoint = options.scheduler_endpoint;
     ZmqEnv env(zmq, scenario.seed, recorder);
+    if (checkpoints) env.set_checkpoints(&*checkpoints);
     if (options.on_listening) options.on_listening(env.endpoint());
     env.host_registration(spec.layout.servers, spec.layout.workers, options.connect_timeout_s);
     std::ofstream(options.out_dir + "/address_book.json")
@@ -128,9 +156,12 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   zmq.bind_endpoint = "tcp://" + options.bind_host + ":*";
   StderrEventSink sink(options.role);
   ZmqEnv env(zmq, scenario.seed, sink);
+  if (checkpoints) env.set_checkpoints(&*checkpoints);
   env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
-           options.connect_timeout_s);
-  run_role(env, spec, env.self(), options.device);
+           options.connect_timeout_s, options.index, options.rejoin);
+  if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
+  run_role(env, spec, env.self(), options.device, options.rejoin);
+  env.stop_heartbeats();
   if (env.rejected() > 0)
     std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
               << " invalid messages during the job\n";

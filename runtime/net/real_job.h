@@ -19,9 +19,14 @@ namespace pstwin::net {
 /// by their stall timeout of stall_timeout_s). Every role computes with make_backend(device)
 /// (kernels/select_backend.h): "cpu" or "cuda" (resolve "auto" once beforehand, so that all
 /// roles agree); a GPU failure, out of memory included, fails the role with CUDA's message.
+/// With fault tolerance, every node's environment sends heartbeats (a thread per node); with
+/// checkpoints, they go to DIR/checkpoints. `resume_from` (a checkpoint folder; empty: none)
+/// starts the job from its newest complete checkpoint (load_resume_point; CheckpointError when
+/// there is none that fits). Failure injection is not done in process: see launch over ZeroMQ.
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
-                              double stall_timeout_s = 300.0, const std::string& device = "cpu");
+                              double stall_timeout_s = 300.0, const std::string& device = "cpu",
+                              const std::string& resume_from = "");
 
 /// How one process takes part in a ZeroMQ job.
 struct NodeOptions {
@@ -34,6 +39,10 @@ struct NodeOptions {
   double connect_timeout_s = 30.0;  ///< rendezvous must finish within this
   double stall_timeout_s = 300.0;   ///< a role waiting this long for anything fails
   std::string device = "cpu";       ///< the role's kernels: make_backend(device), "cpu" or "cuda"
+  int index = -1;                   ///< server or worker index to register as (-1: any free one)
+  bool rejoin = false;              ///< a restarted node joining a running job (needs index)
+  std::string checkpoint_dir;       ///< servers and scheduler: where checkpoints go (empty: none)
+  std::string resume_from;          ///< every node: resume from this checkpoint folder
   /// Scheduler: called with the resolved endpoint once it listens (before registration).
   std::function<void(const std::string&)> on_listening;
 };

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
+#include "runtime/roles/job.h"
 
 namespace pstwin::net {
 
@@ -27,9 +28,10 @@ std::string format_seconds(double s) {
 // Strings here are built with append: GCC 12 warns falsely (-Wrestrict) on "literal" + string.
 std::string node_identity(NodeId id) { return std::string("n").append(std::to_string(id)); }
 
-/// The node id in a data identity "n<id>", or nullopt for anything else.
-std::optional<NodeId> parse_node_identity(const std::string& identity) {
-  if (identity.size() < 2 || identity.size() > 11 || identity[0] != 'n') return std::nullopt;
+/// The node id in a data identity "n<id>" (or, with prefix 'h', a heartbeat identity "h<id>"),
+/// or nullopt for anything else.
+std::optional<NodeId> parse_node_identity(const std::string& identity, char prefix = 'n') {
+  if (identity.size() < 2 || identity.size() > 11 || identity[0] != prefix) return std::nullopt;
   std::uint64_t id = 0;
   for (std::size_t i = 1; i < identity.size(); ++i) {
     if (identity[i] < '0' || identity[i] > '9') return std::nullopt;
@@ -74,7 +76,14 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
 }
 
-ZmqEnv::~ZmqEnv() = default;
+ZmqEnv::~ZmqEnv() {
+  heartbeats_.reset();
+  // What is still queued for the scheduler (a last report) gets the linger time to go out; what
+  // is queued for other peers is for a node that has died or finished, and would only hold the
+  // process up for the linger time.
+  for (auto& [id, socket] : peers_)
+    if (id != JobLayout::scheduler()) socket.set(zmq::sockopt::linger, 0);
+}
 
 std::string ZmqEnv::advertised(const std::string& host) const {
   // endpoint_ is "tcp://ADDRESS:PORT"; keep the port.
@@ -169,12 +178,30 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
       reject(printable(who), std::string("bad registration: ") + e.what());
       continue;
     }
-    NodeId id;
-    if (role == "server" && next_server <= servers) id = next_server++;
-    else if (role == "worker" && next_worker < nodes) id = next_worker++;
-    else {
+    int index = -1;
+    try {
+      index = nlohmann::json::parse(m.data).value("index", -1);
+    } catch (const nlohmann::json::exception&) {
+    }
+    // A launcher that knows which process is which (to inject failures into them) asks for the
+    // index; others take the next free one.
+    const NodeId first = role == "server" ? 1 : 1 + servers;
+    const std::uint32_t count = role == "server" ? servers : workers;
+    NodeId id = 0;
+    if ((role == "server" || role == "worker") && index >= 0 && static_cast<std::uint32_t>(index) < count &&
+        identity_of[first + index].empty())
+      id = first + static_cast<NodeId>(index);
+    else if ((role == "server" || role == "worker") && index < 0)
+      for (NodeId n = first; n < first + count && id == 0; ++n)
+        if (identity_of[n].empty()) id = n;
+    if (id != 0) {
+      if (role == "server") ++next_server;
+      else ++next_worker;
+    } else {
       const std::string why = role == "server" || role == "worker"
-                                  ? "the job already has all its " + role + "s"
+                                  ? (index >= 0 ? role + " index " + std::to_string(index) +
+                                                      " is taken or does not exist"
+                                                : "the job already has all its " + role + "s")
                                   : "unknown role '" + role + "'";
       reject(printable(who), "registration refused: " + why);
       refuse(who, "registration refused: " + why);
@@ -184,19 +211,58 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     identity_of[id] = who;
   }
   became(0, book);
-  for (NodeId id = 1; id < nodes; ++id) {
-    Message reply;
-    reply.header.type = MsgType::kAddressBook;
-    reply.header.receiver = id;
-    reply.data = nlohmann::json{{"id", id}, {"nodes", book}}.dump();
-    const auto bytes = encode(reply);
-    router_.send(zmq::buffer(identity_of[id]), zmq::send_flags::sndmore);
-    router_.send(zmq::buffer(bytes), zmq::send_flags::none);
-  }
+  servers_ = servers;
+  workers_ = workers;
+  for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
   // Time 0 of the job is the end of the rendezvous, on every node (each resets its clock when
   // the address book arrives, one network hop later), so start-up and data loading are not
   // counted and the servers' snapshot times agree with the scheduler's to within that hop.
   start_ = std::chrono::steady_clock::now();
+}
+
+void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
+  Message reply;
+  reply.header.type = MsgType::kAddressBook;
+  reply.header.receiver = id;
+  reply.data = nlohmann::json{{"id", id}, {"nodes", book_}}.dump();
+  const auto bytes = encode(reply);
+  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+}
+
+void ZmqEnv::take_back(const std::string& identity, const Message& registration) {
+  std::string role, address;
+  int index = -1;
+  try {
+    const auto j = nlohmann::json::parse(registration.data);
+    role = j.at("role").get<std::string>();
+    address = j.at("address").get<std::string>();
+    index = j.value("index", -1);
+    if (!j.value("rejoin", false)) {
+      refuse_registration(identity, "the job has already started with all its nodes");
+      reject(printable(identity), "registration after the job started");
+      return;
+    }
+  } catch (const nlohmann::json::exception& e) {
+    reject(printable(identity), std::string("bad registration: ") + e.what());
+    return;
+  }
+  const std::uint32_t count = role == "server" ? servers_ : role == "worker" ? workers_ : 0;
+  if (index < 0 || static_cast<std::uint32_t>(index) >= count) {
+    refuse_registration(identity, "a restarted node must name its role and an index of this job");
+    reject(printable(identity), "rejoin without a valid role and index");
+    return;
+  }
+  const NodeId id = (role == "server" ? 1 : 1 + servers_) + static_cast<NodeId>(index);
+  book_[id] = address;
+  peers_.erase(id);  // the old connection leads to the dead process
+  answer_registration(identity, id);
+  // Everyone else dials the new process from now on.
+  Message update;
+  update.header.type = MsgType::kAddressBook;
+  update.data = nlohmann::json{{"update", {{"id", id}, {"address", address}}}}.dump();
+  for (NodeId n = 1; n < book_.size(); ++n)
+    if (n != id) send(n, update);
 }
 
 void ZmqEnv::refuse_registration(const std::string& identity, const std::string& why) {
@@ -210,7 +276,7 @@ void ZmqEnv::refuse_registration(const std::string& identity, const std::string&
 }
 
 void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
-                  const std::string& my_address, double timeout_s) {
+                  const std::string& my_address, double timeout_s, int index, bool rejoin) {
   zmq::socket_t dealer(context_, zmq::socket_type::dealer);
   std::random_device entropy;
   std::string identity("r");
@@ -221,7 +287,10 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   dealer.connect(scheduler_endpoint);
   Message reg;
   reg.header.type = MsgType::kRegister;
-  reg.data = nlohmann::json{{"role", role}, {"address", my_address}}.dump();
+  nlohmann::json body{{"role", role}, {"address", my_address}};
+  if (index >= 0) body["index"] = index;
+  if (rejoin) body["rejoin"] = true;
+  reg.data = body.dump();
   const auto bytes = encode(reg);
   dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
   zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
@@ -298,10 +367,34 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     if (!raw) return std::nullopt;
     const auto sender = parse_node_identity(raw->first);
     if (self_ == 0 && !raw->first.empty() && raw->first[0] == 'r') {
-      // A node registering after the job started: one too many, or a restarted one.
-      reject(printable(raw->first), "registration after the job started");
-      refuse_registration(raw->first, "the job has already started with all its nodes");
+      // A node registering after the job started: a restarted one, or one too many.
+      try {
+        const Message reg = decode(static_cast<const std::uint8_t*>(raw->second.data()),
+                                   raw->second.size(), options_.max_message_bytes);
+        if (reg.header.type == MsgType::kRegister) take_back(raw->first, reg);
+        else reject(printable(raw->first), "expected a registration");
+      } catch (const ProtocolError& e) {
+        reject(printable(raw->first), e.what());
+      }
       continue;
+    }
+    const auto beating = sender ? std::nullopt : parse_node_identity(raw->first, 'h');
+    if (beating && *beating < book_.size() && *beating != self_) {
+      // A node's heartbeat connection: heartbeats only, from the node it names.
+      Message m;
+      try {
+        m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
+                   options_.max_message_bytes);
+      } catch (const ProtocolError& e) {
+        reject("node " + std::to_string(*beating), e.what());
+        continue;
+      }
+      if (m.header.type != MsgType::kHeartbeat || m.header.sender != *beating) {
+        reject("node " + std::to_string(*beating), "its heartbeat connection carried " +
+                                                       std::string(msg_type_name(m.header.type)));
+        continue;
+      }
+      return m;
     }
     if (!sender || *sender >= book_.size() || *sender == self_) {
       reject(printable(raw->first), "not a node of this job");
@@ -320,12 +413,44 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
              "it claims to be node " + std::to_string(m.header.sender));
       continue;
     }
+    if (m.header.type == MsgType::kAddressBook && *sender == 0 && self_ != 0) {
+      // The scheduler says where a restarted node now listens.
+      try {
+        const auto u = nlohmann::json::parse(m.data).at("update");
+        const auto id = u.at("id").get<NodeId>();
+        if (id == 0 || id >= book_.size() || id == self_) throw std::out_of_range("impossible id");
+        book_[id] = u.at("address").get<std::string>();
+        peers_.erase(id);
+      } catch (const std::exception& e) {
+        reject("node 0", std::string("bad address update: ") + e.what());
+      }
+      continue;
+    }
     if (m.header.type == MsgType::kRegister || m.header.type == MsgType::kAddressBook) {
       reject("node " + std::to_string(*sender), "rendezvous message after the job started");
       continue;
     }
     return m;
   }
+}
+
+void ZmqEnv::start_heartbeats(double interval_s) {
+  if (book_.empty()) throw std::logic_error("start_heartbeats before the rendezvous");
+  // The thread's socket is its own (ZeroMQ sockets are single-threaded); the context is shared.
+  auto socket = std::make_shared<zmq::socket_t>(context_, zmq::socket_type::dealer);
+  socket->set(zmq::sockopt::routing_id, std::string("h").append(std::to_string(self_)));
+  socket->set(zmq::sockopt::sndhwm, 4);  // beats that cannot go out are worthless later
+  socket->set(zmq::sockopt::linger, 0);
+  secure_client(*socket);
+  socket->connect(book_[0]);
+  Message beat;
+  beat.header.type = MsgType::kHeartbeat;
+  beat.header.sender = self_;
+  beat.header.receiver = 0;
+  const auto bytes = encode(beat);
+  heartbeats_ = std::make_unique<HeartbeatThread>(interval_s, [socket, bytes] {
+    socket->send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  });
 }
 
 double ZmqEnv::now() const {

@@ -15,6 +15,7 @@
 #include "runtime/codec.h"
 #include "runtime/env.h"
 #include "runtime/net/curve_keys.h"
+#include "runtime/net/heartbeat_thread.h"
 #include "runtime/net/zap_authenticator.h"
 
 namespace pstwin::net {
@@ -51,16 +52,22 @@ class ZmqEnv : public Env {
   /// now() counts from the end of the rendezvous (before it, from construction).
   ///
   /// Scheduler side of the rendezvous: waits for `servers` + `workers` kRegister messages
-  /// (data: {"role", "address"}), gives servers ids 1..S and workers S+1..S+W in arrival order,
-  /// and answers each with kAddressBook. Becomes node 0. Throws std::runtime_error naming how
-  /// many registered when the others do not within timeout_s.
+  /// (data: {"role", "address", optionally "index"}), gives servers ids 1..S and workers
+  /// S+1..S+W (the id of the requested index when one is asked for and free, else the next free
+  /// one in arrival order), and answers each with kAddressBook. Becomes node 0. Throws
+  /// std::runtime_error naming how many registered when the others do not within timeout_s.
+  /// After the rendezvous, recv() takes a registration flagged {"rejoin": true} for a given role
+  /// and index as a restarted node: it gets that node's id and the address book, and every other
+  /// node is told the new address (an env-level kAddressBook {"update": ...}, never seen by roles).
   void host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s);
 
   /// Node side: registers as `role` ("server" or "worker") with the scheduler at
   /// `scheduler_endpoint`, advertising `my_address`, and waits for the address book. Throws
   /// std::runtime_error ("cannot reach the scheduler at ... within N s") on timeout.
+  /// `index` >= 0 asks for that server or worker index; `rejoin` registers a restarted node
+  /// into a running job (it must name its index).
   void join(const std::string& scheduler_endpoint, const std::string& role,
-            const std::string& my_address, double timeout_s);
+            const std::string& my_address, double timeout_s, int index = -1, bool rejoin = false);
 
   /// Every node's address, by id (valid after the rendezvous).
   const std::vector<std::string>& address_book() const { return book_; }
@@ -79,6 +86,14 @@ class ZmqEnv : public Env {
   void account(const Cost&) override {}
   Rng& rng() override { return *rng_; }
   MetricsSink& metrics() override { return metrics_; }
+  CheckpointStore* checkpoints() override { return checkpoints_; }
+  /// Where this node's checkpoints go (null: none kept). Not owned.
+  void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
+
+  /// Node side, after join: sends kHeartbeat to the scheduler every interval_s seconds from a
+  /// thread with its own connection (identity "h<id>"), until stop_heartbeats() or destruction.
+  void start_heartbeats(double interval_s);
+  void stop_heartbeats() { heartbeats_.reset(); }
 
  private:
   /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
@@ -88,6 +103,9 @@ class ZmqEnv : public Env {
   void secure_client(zmq::socket_t& s) const;
   void became(NodeId id, std::vector<std::string> book);
   void refuse_registration(const std::string& identity, const std::string& why);
+  /// Scheduler, after the start: a restarted node registering again.
+  void take_back(const std::string& identity, const Message& registration);
+  void answer_registration(const std::string& identity, NodeId id);
 
   ZmqOptions options_;
   std::uint64_t seed_;
@@ -99,8 +117,12 @@ class ZmqEnv : public Env {
   std::map<NodeId, zmq::socket_t> peers_;
   NodeId self_ = 0;
   std::vector<std::string> book_;
+  std::uint32_t servers_ = 0;  // scheduler: the job's layout, for re-registrations
+  std::uint32_t workers_ = 0;
   std::unique_ptr<Rng> rng_;
   std::chrono::steady_clock::time_point start_;
+  CheckpointStore* checkpoints_ = nullptr;
+  std::unique_ptr<HeartbeatThread> heartbeats_;  // after context_: stopped before it ends
   std::uint64_t rejected_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;

@@ -33,6 +33,23 @@ void Worker::send_to_range(Message m) {
   env_.send(membership_.primary(r), std::move(m));
 }
 
+std::optional<Message> Worker::receive() {
+  const double deadline = env_.now() + spec_.stall_timeout_s;
+  for (;;) {
+    double wait = deadline - env_.now();
+    if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_timeout_s);
+    if (wait <= 0) return std::nullopt;
+    if (auto m = env_.recv(wait)) return m;
+    if (!spec_.fault.enabled) return std::nullopt;
+    // Silence as long as a failure takes to detect: a request or its answer may have been lost
+    // (a process restarted in between, a connection reset). Ask again; the ids make it harmless.
+    for (std::uint32_t r = 0; r < unacked_push_.size(); ++r) {
+      if (unacked_push_[r]) send_to_range(*unacked_push_[r]);
+      if (open_pull_[r]) send_to_range(*open_pull_[r]);
+    }
+  }
+}
+
 void Worker::handle_membership(const Message& m) {
   Membership next = Membership::from_message(m, spec_.layout.servers, spec_.layout.workers,
                                              spec_.layout.server(0), spec_.layout.servers);
@@ -68,7 +85,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
   std::size_t left = ranges_.size();
   std::int64_t join = 0;
   while (left > 0) {
-    auto m = env_.recv(spec_.stall_timeout_s);
+    auto m = receive();
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) +
                                ": no key range answered its rejoin within " +
@@ -95,7 +112,7 @@ bool Worker::await_acks() {
   std::uint32_t left = 0;
   for (const auto& p : unacked_push_) left += p ? 1 : 0;
   while (left > 0) {
-    auto m = env_.recv(spec_.stall_timeout_s);
+    auto m = receive();
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) +
                                ": its last pushes were not acknowledged within " +
@@ -253,7 +270,7 @@ bool Worker::await_parameters(std::int64_t clock) {
     }
   read_version_ = std::numeric_limits<std::int64_t>::max();
   while (expected > 0) {
-    auto m = env_.recv(spec_.stall_timeout_s);
+    auto m = receive();
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) + ": no parameters for clock " +
                                std::to_string(clock) + " within " +

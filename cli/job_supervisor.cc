@@ -1,0 +1,100 @@
+#include "cli/job_supervisor.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "cli/child_process.h"
+
+namespace pstwin::cli {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Action {
+  double at_s;
+  bool fail;  // else restart
+  NodeRef node;
+};
+
+pid_t& pid_of(JobProcesses& job, const NodeRef& ref) {
+  switch (ref.role) {
+    case NodeRef::Role::kServer: return job.servers.at(ref.index);
+    case NodeRef::Role::kWorker: return job.workers.at(ref.index);
+    case NodeRef::Role::kScheduler: break;
+  }
+  return job.scheduler;
+}
+
+}  // namespace
+
+int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
+                  const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events) {
+  std::vector<Action> actions;
+  for (const auto& e : schedule) {
+    actions.push_back({e.at_s, true, e.target});
+    if (e.recover_at_s) actions.push_back({*e.recover_at_s, false, e.target});
+  }
+  std::stable_sort(actions.begin(), actions.end(),
+                   [](const Action& a, const Action& b) { return a.at_s < b.at_s; });
+  std::vector<pid_t> killed;  // on purpose: their exit status says nothing about the job
+  std::vector<pid_t> others;  // every server and worker process started, current or former
+  for (pid_t p : job.servers) others.push_back(p);
+  for (pid_t p : job.workers) others.push_back(p);
+  std::optional<Clock::time_point> time0;
+  std::size_t next = 0;
+  std::optional<int> scheduler_status;
+  bool scheduler_killed = false;
+  std::optional<Clock::time_point> wind_down;
+  bool terminated = false;
+  for (;;) {
+    // Reap whatever ended.
+    int ws = 0;
+    pid_t pid;
+    while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
+      if (pid == job.scheduler) scheduler_status = exit_status_of(ws);
+      std::erase(others, pid);
+    }
+    if (scheduler_status && !wind_down) wind_down = Clock::now() + std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
+    if (scheduler_status && others.empty()) break;
+    if (wind_down && Clock::now() > *wind_down) {
+      for (pid_t p : others) kill(p, terminated ? SIGKILL : SIGTERM);
+      terminated = true;
+      wind_down = Clock::now() + std::chrono::seconds(5);
+    }
+    if (!time0 && std::filesystem::exists(time0_file)) time0 = Clock::now();
+    while (time0 && !scheduler_status && next < actions.size() &&
+           std::chrono::duration<double>(Clock::now() - *time0).count() >= actions[next].at_s) {
+      const Action& a = actions[next++];
+      const double t = std::chrono::duration<double>(Clock::now() - *time0).count();
+      pid_t& target = pid_of(job, a.node);
+      if (a.fail) {
+        if (target <= 0) continue;  // already down
+        kill(target, SIGKILL);
+        killed.push_back(target);
+        if (a.node.role == NodeRef::Role::kScheduler) scheduler_killed = true;
+        target = -1;
+        events.push_back({{"time_s", t}, {"type", "node_failed"}, {"node", a.node.text()}});
+        std::cerr << "launch: killed " << a.node.text() << " at " << t << " s\n";
+      } else {
+        if (target > 0) continue;  // never went down
+        target = job.restart(a.node);
+        others.push_back(target);
+        events.push_back({{"time_s", t}, {"type", "node_restarted"}, {"node", a.node.text()}});
+        std::cerr << "launch: restarted " << a.node.text() << " at " << t << " s\n";
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  if (scheduler_killed) return 1;
+  return *scheduler_status;
+}
+
+}  // namespace pstwin::cli

@@ -1,0 +1,46 @@
+#include "runtime/checkpoint/resume.h"
+
+#include "runtime/checkpoint/checkpoint_dir.h"
+#include "runtime/errors.h"
+#include "runtime/partition.h"
+
+namespace pstwin {
+
+ResumePoint load_resume_point(const std::string& dir, const JobSpec& spec,
+                              std::vector<std::string>* skipped) {
+  const auto clock = latest_complete(dir, skipped);
+  if (!clock) throw CheckpointError(dir + ": no complete checkpoint to resume from");
+  const auto ranges = load_checkpoint(dir, *clock);
+  const auto expected = range_partition(spec.num_keys(), spec.layout.servers);
+  const std::string where = checkpoint_clock_dir(dir, *clock);
+  if (ranges.size() != expected.size())
+    throw CheckpointError(where + ": " + std::to_string(ranges.size()) +
+                          " key ranges, but the job has " + std::to_string(expected.size()) +
+                          " servers (resume with the same number of servers)");
+  if (*clock > static_cast<std::int64_t>(spec.iterations))
+    throw CheckpointError(where + ": clock " + std::to_string(*clock) + " is past the job's " +
+                          std::to_string(spec.iterations) + " iterations");
+  ResumePoint rp;
+  rp.clock = *clock;
+  for (std::size_t r = 0; r < ranges.size(); ++r) {
+    const ShardCheckpoint& c = ranges[r];
+    if (c.key_begin != expected[r].begin || c.key_count != expected[r].size() ||
+        c.width != spec.values_per_key())
+      throw CheckpointError(where + ": range " + std::to_string(r) + " holds keys [" +
+                            std::to_string(c.key_begin) + ", " +
+                            std::to_string(c.key_begin + c.key_count) + ") of width " +
+                            std::to_string(c.width) + "; the job's range is [" +
+                            std::to_string(expected[r].begin) + ", " +
+                            std::to_string(expected[r].end) + ") of width " +
+                            std::to_string(spec.values_per_key()) + " (another model?)");
+    if (!spec.synthetic && c.params.size() != c.key_count * c.width)
+      throw CheckpointError(where + ": range " + std::to_string(r) + " has no parameters");
+    rp.params.push_back(c.params);
+    rp.optimizer_first.push_back(c.optimizer.first);
+    rp.optimizer_second.push_back(c.optimizer.second);
+    rp.optimizer_steps.push_back(c.optimizer.steps);
+  }
+  return rp;
+}
+
+}  // namespace pstwin
