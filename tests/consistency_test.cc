@@ -257,5 +257,59 @@ TEST(Consistency, ClockValues) {
   EXPECT_EQ(asp.min_live_pushes(), 0) << "no live worker";
 }
 
+TEST(Consistency, ARejoinedWorkerCountsFromItsRejoinClock) {
+  ConsistencyController c = make(ConsistencyMode::kBsp, 3);
+  // Worker 2 dies after clock 0; the others go on to clock 3.
+  for (std::uint32_t w = 0; w < 3; ++w) c.on_push(w, 0);
+  EXPECT_FALSE(c.set_live(2, false)) << "barrier 0 was already complete";
+  for (std::int64_t k = 1; k < 3; ++k) {
+    c.on_push(0, k);
+    EXPECT_EQ(c.on_push(1, k), PushAction::kBarrierReached);
+  }
+  ASSERT_EQ(c.clock(), 3);
+  // It rejoins at clock 3: barrier 3 now waits for it too, and its next push carries clock 3.
+  EXPECT_FALSE(c.rejoin(2, 3));
+  EXPECT_TRUE(c.live(2));
+  c.on_push(0, 3);
+  EXPECT_EQ(c.on_push(1, 3), PushAction::kBuffer);
+  EXPECT_EQ(c.on_push(2, 3), PushAction::kBarrierReached);
+  EXPECT_EQ(c.clock(), 4);
+}
+
+TEST(Consistency, RejoiningOneClockAheadCountsAsArrivedAndMayCompleteTheBarrier) {
+  ConsistencyController c = make(ConsistencyMode::kBsp, 3);
+  c.set_live(2, false);
+  c.on_push(0, 0);
+  EXPECT_EQ(c.on_push(1, 0), PushAction::kBarrierReached);
+  c.on_push(0, 1);
+  c.on_push(1, 1);  // barrier 1 done with the two live workers
+  ASSERT_EQ(c.clock(), 2);
+  c.on_push(0, 2);
+  c.on_push(1, 2);
+  ASSERT_EQ(c.clock(), 3);
+  c.on_push(0, 3);
+  // Rejoining at clock 4 (another range is one ahead): worker 2 counts as arrived for 3, so with
+  // worker 1 still to come the barrier waits; its arrival completes it.
+  EXPECT_FALSE(c.rejoin(2, 4));
+  EXPECT_EQ(c.on_push(1, 3), PushAction::kBarrierReached);
+  EXPECT_EQ(c.clock(), 4);
+  EXPECT_THROW(c.rejoin(2, 6), std::invalid_argument) << "more than one ahead under BSP";
+}
+
+TEST(Consistency, StateRoundTripsIntoAnotherController) {
+  ConsistencyController a = make(ConsistencyMode::kBsp, 3);
+  a.on_push(0, 0);
+  a.on_push(1, 0);
+  a.set_live(2, false);  // completes barrier 0
+  a.on_push(0, 1);
+  ConsistencyController b = make(ConsistencyMode::kBsp, 3);
+  b.restore(a.state());
+  EXPECT_EQ(b.clock(), 1);
+  EXPECT_FALSE(b.live(2));
+  EXPECT_EQ(b.on_push(1, 1), PushAction::kBarrierReached);
+  ConsistencyController wrong = make(ConsistencyMode::kBsp, 4);
+  EXPECT_THROW(wrong.restore(a.state()), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace pstwin
