@@ -18,6 +18,13 @@ and --out, into OUTDIR/<name of DIR>/):
     staleness_hist.png        staleness histogram, one subplot per variant
     report.md                 comparison table plus links to the figures
 
+On the time-axis figures, failures from events.jsonl are marked: a red dashed
+line at each node_failed/link_failed (labelled with the node), a green dotted
+line at each failover/node_rejoined/worker_rejoined/link_restored, a red band
+from each failure to its recovery (the rule of summary.json's time_lost_s), and
+grey ticks on the x axis at checkpoints. report.md then has a "Failures"
+section per variant.
+
 Figures whose data is entirely empty (the timing-only synthetic model has no
 loss or accuracy) are skipped with a printed note. Diverged variants are drawn
 up to where they stopped and labelled "(diverged)". The paths written are
@@ -42,7 +49,14 @@ METRICS_COLUMNS = ["time_s", "clock", "updates", "train_loss", "test_loss", "tes
                    "staleness_mean", "staleness_max"]
 COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "final_test_metric",
                       "final_test_loss", "updates", "staleness_mean", "staleness_max",
-                      "sim_time_s", "wall_time_s", "bytes_sent", "params_sha256", "status"]
+                      "sim_time_s", "wall_time_s", "time_lost_s", "bytes_sent", "params_sha256",
+                      "status"]
+FAILURE_TYPES = ("node_failed", "link_failed")
+RECOVERY_TYPES = ("failover", "node_rejoined", "worker_rejoined", "link_restored")
+# Events listed in report.md's "Failures" section.
+FAULT_EVENT_TYPES = FAILURE_TYPES + RECOVERY_TYPES + (
+    "node_dead", "promoted", "backup_assigned", "replica_rebuilt", "node_restarted",
+    "duplicate_push_ignored", "checkpoint", "job_lost", "node_lost")
 X_AXES = {"time": ("time_s", "simulated time (s)"),
           "clock": ("clock", "global clock (iterations)")}
 
@@ -104,6 +118,9 @@ def read_variant(folder):
                 events.append(json.loads(line))
             except ValueError:
                 pass  # a truncated last line of a killed run; ignore it
+    # `pstwin launch` appends the launcher's lines after the scheduler's: order by time.
+    events = [e for e in events if isinstance(e, dict)]
+    events.sort(key=lambda e: e["time_s"] if isinstance(e.get("time_s"), (int, float)) else math.inf)
     diverged = bool(summary.get("diverged")) or any(e.get("type") == "diverged" for e in events)
     return {"name": summary.get("variant") or folder.name, "metrics": metrics,
             "summary": summary, "events": events, "diverged": diverged}
@@ -191,6 +208,90 @@ def mark_stop(ax, variant, xcol, ycol, color):
                 markeredgecolor="black")
 
 
+# ---------------------------------------------------------------- failures
+
+
+def event_node(event):
+    """The node an event is about ("worker:0", "server:1", "scheduler"), or None."""
+    if isinstance(event.get("node"), str):
+        return event["node"]
+    worker = event.get("worker")
+    if isinstance(worker, int):
+        return f"worker:{worker}"
+    return worker if isinstance(worker, str) else None
+
+
+def timed(events):
+    """Events with a numeric time_s (already sorted by read_variant)."""
+    return [e for e in events if isinstance(e.get("time_s"), (int, float))]
+
+
+def run_end(variant):
+    """When the run ended: summary.json's sim_time_s, else its last evaluation or event."""
+    end = variant["summary"].get("sim_time_s")
+    if isinstance(end, (int, float)):
+        return float(end)
+    times = list(variant["metrics"]["time_s"].dropna()) + [e["time_s"] for e in timed(variant["events"])]
+    return max(times, default=0.0)
+
+
+def recovers(event, node):
+    """Whether `event` ends the failure of `node`; the rule of runtime/output/
+    failure_accounting.h (time_lost_s in summary.json)."""
+    kind = event.get("type")
+    if kind in ("node_dead", "link_restored", "node_rejoined"):
+        return event_node(event) == node
+    if kind == "worker_rejoined":
+        return node.startswith("worker:") and event_node(event) == node
+    return kind == "failover" and node.startswith("server:")
+
+
+def failure_spans(variant):
+    """(failure event, recovery event or None, end time) per node_failed/link_failed."""
+    events, spans = timed(variant["events"]), []
+    for i, e in enumerate(events):
+        if e.get("type") not in FAILURE_TYPES:
+            continue
+        node = event_node(e) or "?"
+        rec = next((r for r in events[i + 1:] if recovers(r, node)), None)
+        end = rec["time_s"] if rec is not None else max(run_end(variant), e["time_s"])
+        spans.append((e, rec, end))
+    return spans
+
+
+def mark_failures(ax, run):
+    """Failures (red dashed, node named), recoveries (green dotted), the time lost between them
+    (red band) and checkpoints (grey ticks on the x axis), with one legend entry each."""
+    failures, recoveries, bands, checkpoints = {}, set(), set(), set()
+    for v in run["variants"]:
+        for e in timed(v["events"]):
+            if e.get("type") in FAILURE_TYPES:
+                failures.setdefault(e["time_s"], set()).add(event_node(e) or "?")
+            elif e.get("type") in RECOVERY_TYPES:
+                recoveries.add(e["time_s"])
+            elif e.get("type") == "checkpoint":
+                checkpoints.add(e["time_s"])
+        bands.update((f["time_s"], end) for f, _, end in failure_spans(v))
+    if not (failures or recoveries or checkpoints):
+        return
+    xaxis = ax.get_xaxis_transform()  # x in data, y in axes fraction
+    for i, (start, end) in enumerate(sorted(b for b in bands if b[1] > b[0])):
+        ax.axvspan(start, end, color="red", alpha=0.08, linewidth=0,
+                   label="time lost to failure" if i == 0 else "_time lost")
+    for i, (t, nodes) in enumerate(sorted(failures.items())):
+        ax.axvline(t, color="red", linestyle="--", linewidth=1,
+                   label="failure" if i == 0 else "_failure")
+        ax.text(t, 0.98, " " + ", ".join(sorted(nodes)), transform=xaxis, rotation=90,
+                ha="right", va="top", fontsize="x-small", color="red")
+    for i, t in enumerate(sorted(recoveries)):
+        ax.axvline(t, color="green", linestyle=":", linewidth=1.2,
+                   label="recovery" if i == 0 else "_recovery")
+    if checkpoints:
+        ts = sorted(checkpoints)
+        ax.plot(ts, [0.0] * len(ts), "|", color="gray", markersize=10, markeredgewidth=1.5,
+                transform=xaxis, clip_on=False, label="checkpoint")
+
+
 def save(fig, outpath):
     fig.tight_layout()
     fig.savefig(outpath, dpi=120)
@@ -218,6 +319,8 @@ def plot_metric(run, axis, outpath):
     for t in sorted(targets):
         ax.axhline(t, color="gray", linestyle="--", linewidth=1, label=f"target {t:g}")
     legend_extras(ax, run, with_target=True)
+    if axis == "time":
+        mark_failures(ax, run)
     ax.set(xlabel=xlabel, ylabel=metric_label(run),
            title=f"{run['scenario']}: {metric_label(run)} vs {xlabel.split(' (')[0]}")
     ax.grid(alpha=0.3)
@@ -244,6 +347,8 @@ def plot_loss(run, axis, outpath):
     if positive and len(positive) == len(values) and max(positive) / min(positive) > 1e3:
         ax.set_yscale("log")
     legend_extras(ax, run, with_target=False)
+    if axis == "time":
+        mark_failures(ax, run)
     ax.set(xlabel=xlabel, ylabel=loss_label(run),
            title=f"{run['scenario']}: loss vs {xlabel.split(' (')[0]}")
     ax.grid(alpha=0.3)
@@ -312,6 +417,55 @@ def comparison_rows(run):
     return COMPARISON_COLUMNS, rows
 
 
+def event_subject(event):
+    """What a failure-related event is about, for the report: node, range, server and details."""
+    parts = [event_node(event)] if event_node(event) else []
+    if "range" in event:
+        parts.append(f"range {event['range']}")
+    for key in ("server", "from", "clock", "epoch", "silent_s", "reason", "ranges", "error"):
+        if key in event:
+            parts.append(f"{key} {fmt(event[key])}")
+    return ", ".join(parts)
+
+
+def failures_section(run):
+    """report.md lines: per variant, its failure-related events and the time lost to failures;
+    nothing when no variant has any."""
+    if not any(e.get("type") in FAULT_EVENT_TYPES and e.get("type") != "checkpoint"
+               for v in run["variants"] for e in v["events"]):
+        return []  # checkpoints alone are no failure
+    lines = ["", "## Failures"]
+    for v in run["variants"]:
+        events = [e for e in timed(v["events"]) if e.get("type") in FAULT_EVENT_TYPES]
+        lines += ["", f"### {v['name']}", ""]
+        if all(e["type"] == "checkpoint" for e in events):
+            lines.append("none")
+            continue
+        spans = failure_spans(v)
+        lost = v["summary"].get("time_lost_s")
+        computed = sum(end - f["time_s"] for f, _, end in spans)
+        if not isinstance(lost, (int, float)):
+            lost = computed
+        text = f"{len(spans)} failure{'' if len(spans) == 1 else 's'}, time lost {lost:.4g} s"
+        if abs(lost - computed) > 1e-6 * max(1.0, abs(computed)):
+            text += f" (summary.json; {computed:.4g} s from events.jsonl)"
+        lines += [text, ""]
+        for f, rec, end in spans:
+            how = f"recovered by {rec['type']} at {rec['time_s']:.4g} s" if rec is not None \
+                else "not recovered before the end"
+            lines.append(f"- {f['type']} {event_node(f) or '?'} at {f['time_s']:.4g} s: "
+                         f"{end - f['time_s']:.4g} s lost, {how}")
+        # Duplicate pushes can be many (every resend after a failover): counted, not listed.
+        duplicates = [e for e in events if e["type"] == "duplicate_push_ignored"]
+        if duplicates:
+            lines.append(f"- {len(duplicates)} duplicate push(es) ignored, "
+                         f"{duplicates[0]['time_s']:.4g}–{duplicates[-1]['time_s']:.4g} s")
+        lines += ["", "| time (s) | event | node / range |", "|---|---|---|"]
+        lines += [f"| {e['time_s']:.6g} | {e['type']} | {event_subject(e)} |" for e in events
+                  if e["type"] != "duplicate_push_ignored"]
+    return lines
+
+
 def write_report(run, outdir, figures, notes):
     columns, rows = comparison_rows(run)
     lines = [f"# {run['scenario']}", "", f"Run folder: `{run['path']}`", "",
@@ -321,6 +475,7 @@ def write_report(run, outdir, figures, notes):
                for v in run["variants"] if v["diverged"]]
     if reasons:
         lines += ["", "Diverged:", ""] + reasons
+    lines += failures_section(run)
     lines += ["", "## Figures", ""] + [f"- [{f.name}]({f.name})" for f in figures]
     for f in figures:
         lines += ["", f"![{f.stem}]({f.name})"]

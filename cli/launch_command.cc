@@ -17,6 +17,8 @@
 #include "cli/scenario_options.h"
 #include "runtime/net/curve_keys.h"
 #include "runtime/net/real_job.h"
+#include "runtime/output/failure_accounting.h"
+#include "runtime/output/summary.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -60,11 +62,24 @@ std::string checkpoint_dir_of(const std::string& out, const std::string& variant
   return fs::absolute(out + "/" + variant + "/checkpoints").string();
 }
 
-/// The launcher's failure events go after the scheduler's in the variant's events.jsonl.
+/// The launcher's failure events go after the scheduler's in the variant's events.jsonl, and the
+/// summary's failure count and time lost are computed again with them.
 void append_events(const std::string& dir, const std::vector<nlohmann::json>& events) {
   if (events.empty()) return;
-  std::ofstream out(dir + "/events.jsonl", std::ios::app);
-  for (const auto& e : events) out << e.dump() << "\n";
+  {
+    std::ofstream out(dir + "/events.jsonl", std::ios::app);
+    for (const auto& e : events) out << e.dump() << "\n";
+  }
+  const std::string path = dir + "/summary.json";
+  if (!fs::exists(path)) return;  // the scheduler itself was killed
+  try {
+    auto summary = nlohmann::json::parse(std::ifstream(path));
+    set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"),
+                       summary.value("sim_time_s", 0.0));
+    write_summary(dir, summary);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: cannot update " << path << ": " << e.what() << "\n";
+  }
 }
 
 /// Arguments of `pstwin node` common to every role of a variant.

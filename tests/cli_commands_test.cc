@@ -95,14 +95,16 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
       EXPECT_TRUE(std::filesystem::exists(dir + "/out/" + v + "/" + f)) << v << "/" << f;
     const auto summary = read_json(dir + "/out/" + v + "/summary.json");
     for (const char* key : {"variant", "mode", "final_test_metric", "time_to_target_s",
-                            "sim_time_s", "wall_time_s", "updates", "bytes_sent", "params_sha256"})
+                            "sim_time_s", "wall_time_s", "failures", "time_lost_s", "updates",
+                            "bytes_sent", "params_sha256"})
       EXPECT_TRUE(summary.contains(key)) << key;
     EXPECT_EQ(summary["params_sha256"].get<std::string>().size(), 64u);
   }
   const std::string csv = read_file(dir + "/out/comparison.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "variant,mode,time_to_target_s,final_test_metric,final_test_loss,updates,"
-            "staleness_mean,staleness_max,sim_time_s,wall_time_s,bytes_sent,params_sha256,status");
+            "staleness_mean,staleness_max,sim_time_s,wall_time_s,time_lost_s,bytes_sent,params_sha256,"
+            "status");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
   EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
 }

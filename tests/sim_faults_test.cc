@@ -76,7 +76,7 @@ TEST(SimFaults, PrimaryFailureWithReplicationTwoEndsWithTheFaultFreeParameters) 
   const auto failover = events_of(failed, "bsp", "failover");
   ASSERT_EQ(failover.size(), 1u);
   EXPECT_EQ(failover[0]["range"], 0);
-  EXPECT_EQ(failover[0]["server"], 1);
+  EXPECT_EQ(failover[0]["server"], "server:1");
 }
 
 TEST(SimFaults, ThreeReplicasSurviveTwoServerFailuresAndARestartedServerBecomesABackup) {

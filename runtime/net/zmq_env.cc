@@ -256,13 +256,14 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
   const NodeId id = (role == "server" ? 1 : 1 + servers_) + static_cast<NodeId>(index);
   book_[id] = address;
   peers_.erase(id);  // the old connection leads to the dead process
-  answer_registration(identity, id);
-  // Everyone else dials the new process from now on.
+  // Everyone else dials the new process from now on; told before the process hears back, so the
+  // updates are on their way before it can send anything.
   Message update;
   update.header.type = MsgType::kAddressBook;
   update.data = nlohmann::json{{"update", {{"id", id}, {"address", address}}}}.dump();
   for (NodeId n = 1; n < book_.size(); ++n)
     if (n != id) send(n, update);
+  answer_registration(identity, id);
 }
 
 void ZmqEnv::refuse_registration(const std::string& identity, const std::string& why) {

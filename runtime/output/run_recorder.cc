@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "runtime/output/failure_accounting.h"
+
 namespace pstwin {
 
 namespace {
@@ -69,6 +71,7 @@ void RunRecorder::event(double time_s, const std::string& type, nlohmann::json f
   line["type"] = type;
   for (auto& [k, v] : fields.items()) line[k] = v;
   events_ << line.dump() << '\n';
+  if (is_failure_accounting_event(type)) failure_events_.push_back(std::move(line));
 }
 
 void RunRecorder::finish(const std::string& params_sha256, bool diverged,

@@ -50,6 +50,9 @@ class RunRecorder : public MetricsSink {
   const std::string& params_sha256() const { return sha256_; }
   bool diverged() const { return diverged_; }
   const std::string& reason() const { return reason_; }
+  /// The events written so far that time_lost_to_failures reads (is_failure_accounting_event),
+  /// as events.jsonl holds them, in the order they arrived.
+  const std::vector<nlohmann::json>& failure_events() const { return failure_events_; }
   /// Flushes both files.
   void flush();
 
@@ -73,6 +76,7 @@ class RunRecorder : public MetricsSink {
   bool diverged_ = false;
   std::string sha256_;
   std::string reason_;
+  std::vector<nlohmann::json> failure_events_;
 };
 
 }  // namespace pstwin

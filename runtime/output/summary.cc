@@ -5,6 +5,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/output/failure_accounting.h"
+
 namespace pstwin {
 
 namespace {
@@ -45,6 +47,7 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["time_to_target_s"] = optional_number(recorder.time_to_target_s());
   s["sim_time_s"] = facts.time_s;
   s["wall_time_s"] = facts.wall_time_s;
+  set_failure_fields(s, recorder.failure_events(), facts.time_s);  // "failures", "time_lost_s"
   s["updates"] = recorder.updates();
   s["bytes_sent"] = facts.bytes_sent;
   s["messages_sent"] = facts.messages_sent;

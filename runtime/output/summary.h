@@ -23,8 +23,10 @@ struct RunFacts {
 };
 
 /// The summary of `variant` of `scenario`: the keys listed in README "Outputs" (variant, mode,
-/// metric (the recorder's MetricGoal name, null when empty), final_test_metric, time_to_target_s, sim_time_s, wall_time_s, updates, bytes_sent,
-/// params_sha256, staleness figures, completed, diverged, reason, config, ...).
+/// metric (the recorder's MetricGoal name, null when empty), final_test_metric, time_to_target_s,
+/// sim_time_s, wall_time_s, failures and time_lost_s (set_failure_fields over the recorder's
+/// failure_events, the run ending at facts.time_s), updates, bytes_sent, params_sha256,
+/// staleness figures, completed, diverged, reason, config, ...).
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 

@@ -200,9 +200,10 @@ void Server::lead(std::uint32_t range, bool promoted) {
     // differ in how much of the old primary's log they got, so each takes the new primary's state.
     if (promoted) send_state(range, set[i]);
   }
+  l.promoted_awaiting_push = promoted;
   if (promoted)
     env_.metrics().event(env_.now(), "failover",
-                         {{"range", range}, {"server", index_}, {"epoch", membership_.epoch},
+                         {{"range", range}, {"server", "server:" + std::to_string(index_)}, {"epoch", membership_.epoch},
                           {"clock", s.clock()}});
   maybe_snapshot(range);
 }
@@ -262,6 +263,13 @@ void Server::handle_push(Message m, std::uint32_t w) {
     }
     s.push(std::move(m), w);
     log_op(r, std::move(op));
+    Lead& l = leads_.at(r);
+    if (l.promoted_awaiting_push) {
+      // The end of a failover as a worker sees it: the new primary applies pushes again.
+      l.promoted_awaiting_push = false;
+      env_.metrics().event(env_.now(), "failover_first_push",
+                           {{"range", r}, {"server", "server:" + std::to_string(index_)}, {"worker", w}, {"clock", clock}});
+    }
   }
   after_change(r);
   if (flags & msg_flags::kPullAfter)
@@ -353,7 +361,7 @@ void Server::handle_state(const Message& m) {
     const std::size_t floats = spec_.synthetic ? 0 : ranges_[r].size() * spec_.values_per_key();
     shard = std::make_unique<Shard>(env_, spec_, kernels_, r, ranges_[r], std::vector<float>(floats));
     env_.metrics().event(env_.now(), "replica_rebuilt",
-                         {{"range", r}, {"server", index_}, {"from", m.header.sender}});
+                         {{"range", r}, {"server", "server:" + std::to_string(index_)}, {"from", m.header.sender}});
   }
   shard->set_reporting(false);
   shard->restore_state(m);

@@ -70,6 +70,7 @@ class Server {
     double last_checkpoint_time = 0.0;
     std::vector<PendingPull> waiting;  ///< for the consistency model
     std::vector<PendingPull> gated;    ///< allowed, waiting for backups' acks
+    bool promoted_awaiting_push = false;  ///< promoted; its first applied push is an event
   };
 
   /// Handles one message; returns true when the server is done.

@@ -35,14 +35,17 @@ void Worker::send_to_range(Message m) {
 
 std::optional<Message> Worker::receive() {
   const double deadline = env_.now() + spec_.stall_timeout_s;
+  // A safety net, not the failover path (a new membership triggers the resends): it covers an
+  // answer lost on its way (sent to a restarted node's old address). It waits four detection
+  // timeouts, and twice as long after each resend, so slow barriers are not flooded with copies.
+  double patience = 4 * spec_.fault.heartbeat_timeout_s;
   for (;;) {
     double wait = deadline - env_.now();
-    if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_timeout_s);
+    if (spec_.fault.enabled) wait = std::min(wait, patience);
     if (wait <= 0) return std::nullopt;
     if (auto m = env_.recv(wait)) return m;
     if (!spec_.fault.enabled) return std::nullopt;
-    // Silence as long as a failure takes to detect: a request or its answer may have been lost
-    // (a process restarted in between, a connection reset). Ask again; the ids make it harmless.
+    patience *= 2;
     for (std::uint32_t r = 0; r < unacked_push_.size(); ++r) {
       if (unacked_push_[r]) send_to_range(*unacked_push_[r]);
       if (open_pull_[r]) send_to_range(*open_pull_[r]);

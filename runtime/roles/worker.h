@@ -67,8 +67,8 @@ class Worker {
   /// Restarted: kRejoin to the scheduler, its start, and every range's clock. Returns the clock to
   /// rejoin at, or nullopt if told to stop.
   std::optional<std::int64_t> rejoin_job();
-  /// The next message, within the stall timeout. With fault tolerance, each heartbeat timeout
-  /// of silence resends every unacknowledged push and open pull.
+  /// The next message, within the stall timeout. With fault tolerance, a long silence (four
+  /// heartbeat timeouts, doubling after each) resends every unacknowledged push and open pull.
   std::optional<Message> receive();
   /// Sends `m` to the primary of range m.header.shard, stamped with the current epoch.
   void send_to_range(Message m);
