@@ -162,6 +162,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
   run_role(env, spec, env.self(), options.device, options.rejoin);
   env.stop_heartbeats();
+  if (spec.fault.enabled) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)
     std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
               << " invalid messages during the job\n";

@@ -76,11 +76,9 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
   endpoint_ = router_.get(zmq::sockopt::last_endpoint);
 }
 
-ZmqEnv::~ZmqEnv() {
-  heartbeats_.reset();
-  // What is still queued for the scheduler (a last report) gets the linger time to go out; what
-  // is queued for other peers is for a node that has died or finished, and would only hold the
-  // process up for the linger time.
+ZmqEnv::~ZmqEnv() { heartbeats_.reset(); }
+
+void ZmqEnv::abandon_unsent_to_peers() {
   for (auto& [id, socket] : peers_)
     if (id != JobLayout::scheduler()) socket.set(zmq::sockopt::linger, 0);
 }

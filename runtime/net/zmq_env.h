@@ -94,6 +94,11 @@ class ZmqEnv : public Env {
   /// thread with its own connection (identity "h<id>"), until stop_heartbeats() or destruction.
   void start_heartbeats(double interval_s);
   void stop_heartbeats() { heartbeats_.reset(); }
+  /// At the end of a node's role: what is still queued for peers other than the scheduler is
+  /// dropped at close instead of getting the linger time. Only for a job whose roles had every
+  /// push acknowledged (fault tolerance), where what is left is for a dead node and would only
+  /// hold the process up for the linger time.
+  void abandon_unsent_to_peers();
 
  private:
   /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
