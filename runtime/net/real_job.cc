@@ -137,6 +137,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     } catch (const std::exception& e) {
       facts.failure = e.what();
     }
+    if (spec.fault.enabled) env.abandon_unsent_to_peers();  // e.g. the stop sent to a dead node
     facts.time_s = env.now();
     facts.wall_time_s = seconds_since(start);
     // Each process counts its own traffic; the others reported theirs in their last messages

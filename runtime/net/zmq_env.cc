@@ -79,8 +79,9 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
 ZmqEnv::~ZmqEnv() { heartbeats_.reset(); }
 
 void ZmqEnv::abandon_unsent_to_peers() {
+  // Half a second still lets a live peer take what is on its way; a dead one holds nothing up.
   for (auto& [id, socket] : peers_)
-    if (id != JobLayout::scheduler()) socket.set(zmq::sockopt::linger, 0);
+    if (id != JobLayout::scheduler()) socket.set(zmq::sockopt::linger, 500);
 }
 
 std::string ZmqEnv::advertised(const std::string& host) const {

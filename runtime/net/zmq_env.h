@@ -94,10 +94,10 @@ class ZmqEnv : public Env {
   /// thread with its own connection (identity "h<id>"), until stop_heartbeats() or destruction.
   void start_heartbeats(double interval_s);
   void stop_heartbeats() { heartbeats_.reset(); }
-  /// At the end of a node's role: what is still queued for peers other than the scheduler is
-  /// dropped at close instead of getting the linger time. Only for a job whose roles had every
-  /// push acknowledged (fault tolerance), where what is left is for a dead node and would only
-  /// hold the process up for the linger time.
+  /// At the end of a node's role: what is still queued for peers other than the scheduler gets
+  /// 0.5 s instead of the linger time to go out. Only for a job whose roles had every push
+  /// acknowledged (fault tolerance), where what is left is mostly for a dead node and would hold
+  /// the process up for the whole linger time.
   void abandon_unsent_to_peers();
 
  private:
