@@ -202,16 +202,20 @@ void Scheduler::check_heartbeats() {
   }
 }
 
-void Scheduler::declare_dead(NodeId node) {
+void Scheduler::declare_dead(NodeId node, bool tell_it) {
   const JobLayout& layout = spec_.layout;
   dead_[node] = true;
   env_.metrics().event(env_.now(), "node_dead",
-                       {{"node", node_name(node)}, {"silent_s", env_.now() - last_seen_[node]}});
-  // If it is only cut off rather than gone, it must not act on its own any more.
-  Message stop;
-  stop.header.type = MsgType::kStop;
-  stop.header.flags = msg_flags::kDiverged;
-  env_.send(node, std::move(stop));
+                       {{"node", node_name(node)},
+                        {"silent_s", env_.now() - last_seen_[node]},
+                        {"why", tell_it ? "heartbeat timeout" : "restarted"}});
+  if (tell_it) {
+    // If it is only cut off rather than gone, it must not act on its own any more.
+    Message stop;
+    stop.header.type = MsgType::kStop;
+    stop.header.flags = msg_flags::kDiverged;
+    env_.send(node, std::move(stop));
+  }
   if (layout.is_worker(node)) {
     const std::uint32_t w = layout.worker_index(node);
     worker_finished_[w] = true;
@@ -302,6 +306,9 @@ void Scheduler::handle_rejoin(const Message& m) {
     env_.send(node, std::move(stop));
     return;
   }
+  // Restarted before its silence gave it away: its former process is dead all the same, and a
+  // server's ranges must fail over before it comes back empty.
+  if (!dead_[node] && layout.is_server(node)) declare_dead(node, /*tell_it=*/false);
   dead_[node] = false;
   last_seen_[node] = env_.now();
   env_.metrics().event(env_.now(), "node_rejoined", {{"node", node_name(node)}});

@@ -75,7 +75,9 @@ class Scheduler {
   void stop_server(NodeId node, bool immediate);
   /// Declares nodes silent for longer than the heartbeat timeout dead.
   void check_heartbeats();
-  void declare_dead(NodeId node);
+  /// Marks `node` dead, fails over its ranges (or ends the job when one has no replica left) and
+  /// announces the new membership; with `tell_it`, also sends it kStop (it may only be cut off).
+  void declare_dead(NodeId node, bool tell_it = true);
   /// Gives every range below the replication factor a backup from the live servers.
   void refill_replicas();
   void broadcast_membership();
