@@ -207,5 +207,23 @@ TEST(SimFaults, CheckpointsCostModelledTimeAndAreMarkedComplete) {
   EXPECT_EQ(summary_of(with_out)["params_sha256"], summary_of(without_out)["params_sha256"]);
 }
 
+TEST(SimFaults, RandomWorkerFailuresAreSeededAndSurvived) {
+  const std::string dir = fresh_dir();
+  // Mean up-time 50 ms with 20 ms repairs, over a run of about 0.2 s: several failures each.
+  const json s = tolerant(plain_bsp(dir), 1,
+                          json::array({{{"random", "workers"}, {"mtbf", "50ms"}, {"repair", "20ms"},
+                                        {"nodes", {1, 2}}}}));
+  const std::string a = simulate_in(dir, "a", s);
+  const std::string b = simulate_in(dir, "b", s);
+  const auto failed_a = events_of(a, "bsp", "node_failed");
+  ASSERT_GE(failed_a.size(), 2u);
+  for (const auto& e : failed_a) EXPECT_TRUE(e["node"] == "worker:1" || e["node"] == "worker:2") << e;
+  // The same seed, the same failures at the same times, and the same result.
+  EXPECT_EQ(failed_a, events_of(b, "bsp", "node_failed"));
+  EXPECT_EQ(summary_of(a)["params_sha256"], summary_of(b)["params_sha256"]);
+  EXPECT_TRUE(summary_of(a)["completed"].get<bool>());
+  EXPECT_EQ(events_of(a, "bsp", "node_restarted").size(), failed_a.size());
+}
+
 }  // namespace
 }  // namespace pstwin
