@@ -29,22 +29,9 @@ json long_bsp(const std::string& dir) {
 /// Fault tolerance with real-world timing: heartbeats every 50 ms, dead after 1 s of silence
 /// (generous: 11 processes share 2 cores here).
 json tolerant(json s, int replication, json failures = json::array()) {
-  s["fault_tolerance"] = {{"replication", replication},
-                          {"heartbeat_interval", "50ms"},
-                          {"heartbeat_timeout", "1s"}};
-  s["failures"] = std::move(failures);
-  return s;
+  return with_fault_tolerance(std::move(s), replication, "50ms", "1s", std::move(failures));
 }
 
-std::vector<json> events_of(const std::string& variant_dir, const std::string& type) {
-  std::vector<json> found;
-  std::istringstream lines(read_file(variant_dir + "/events.jsonl"));
-  for (std::string line; std::getline(lines, line);) {
-    const json e = json::parse(line);
-    if (e["type"] == type) found.push_back(e);
-  }
-  return found;
-}
 
 /// Writes `scenario` to dir/NAME.json and launches it over ZeroMQ into dir/NAME.
 CommandResult launch(const std::string& dir, const std::string& name, const json& scenario,

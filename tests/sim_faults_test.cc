@@ -28,23 +28,9 @@ json plain_bsp(const std::string& dir, int servers = 2) {
 
 /// The same with fault tolerance on: heartbeats every 5 ms, dead after 20 ms of silence.
 json tolerant(json s, int replication, json failures = json::array()) {
-  s["fault_tolerance"] = {{"replication", replication},
-                          {"heartbeat_interval", "5ms"},
-                          {"heartbeat_timeout", "20ms"}};
-  s["failures"] = std::move(failures);
-  return s;
+  return with_fault_tolerance(std::move(s), replication, "5ms", "20ms", std::move(failures));
 }
 
-std::vector<json> events_of(const std::string& out, const std::string& variant,
-                            const std::string& type) {
-  std::vector<json> found;
-  std::istringstream lines(read_file(out + "/" + variant + "/events.jsonl"));
-  for (std::string line; std::getline(lines, line);) {
-    const json e = json::parse(line);
-    if (e["type"] == type) found.push_back(e);
-  }
-  return found;
-}
 
 /// simulate() in a new subfolder `tag` of `dir`; returns its output folder.
 std::string simulate_in(const std::string& dir, const std::string& tag, const json& scenario) {
@@ -67,13 +53,13 @@ TEST(SimFaults, PrimaryFailureWithReplicationTwoEndsWithTheFaultFreeParameters) 
   EXPECT_EQ(s["params_sha256"], sha_of(clean, "bsp"));
   // Exactly once: 4 workers x 60 clocks, none twice, none lost.
   EXPECT_EQ(s["updates"], 240);
-  ASSERT_EQ(events_of(failed, "bsp", "node_failed").size(), 1u);
-  const auto dead = events_of(failed, "bsp", "node_dead");
+  ASSERT_EQ(events_of(failed + "/bsp", "node_failed").size(), 1u);
+  const auto dead = events_of(failed + "/bsp", "node_dead");
   ASSERT_EQ(dead.size(), 1u);
   EXPECT_EQ(dead[0]["node"], "server:0");
   // Declared within the timeout plus one check interval of its last heartbeat.
   EXPECT_LE(dead[0]["time_s"].get<double>(), 0.030 + 0.020 + 0.005 + 1e-6);
-  const auto failover = events_of(failed, "bsp", "failover");
+  const auto failover = events_of(failed + "/bsp", "failover");
   ASSERT_EQ(failover.size(), 1u);
   EXPECT_EQ(failover[0]["range"], 0);
   EXPECT_EQ(failover[0]["server"], "server:1");
@@ -91,9 +77,9 @@ TEST(SimFaults, ThreeReplicasSurviveTwoServerFailuresAndARestartedServerBecomesA
   ASSERT_TRUE(s["completed"].get<bool>()) << s.dump(2);
   EXPECT_EQ(s["params_sha256"], sha_of(clean, "bsp"));
   EXPECT_EQ(s["updates"], 240);
-  EXPECT_EQ(events_of(failed, "bsp", "node_rejoined").size(), 1u);
-  EXPECT_GE(events_of(failed, "bsp", "replica_rebuilt").size(), 1u);
-  EXPECT_EQ(events_of(failed, "bsp", "node_dead").size(), 2u);
+  EXPECT_EQ(events_of(failed + "/bsp", "node_rejoined").size(), 1u);
+  EXPECT_GE(events_of(failed + "/bsp", "replica_rebuilt").size(), 1u);
+  EXPECT_EQ(events_of(failed + "/bsp", "node_dead").size(), 2u);
 }
 
 TEST(SimFaults, ADeadWorkerLeavesTheBarrierWithinTheDetectionTimeout) {
@@ -103,7 +89,7 @@ TEST(SimFaults, ADeadWorkerLeavesTheBarrierWithinTheDetectionTimeout) {
       simulate_in(dir, "failed", tolerant(base, 1, json::array({{{"node", "worker:1"}, {"at", "30ms"}}})));
   const json s = summary_of(failed);
   ASSERT_TRUE(s["completed"].get<bool>()) << s.dump(2);
-  const auto dead = events_of(failed, "bsp", "node_dead");
+  const auto dead = events_of(failed + "/bsp", "node_dead");
   ASSERT_EQ(dead.size(), 1u);
   EXPECT_EQ(dead[0]["node"], "worker:1");
   EXPECT_LE(dead[0]["time_s"].get<double>() - 0.030, 0.020 + 0.005 + 1e-6);
@@ -122,7 +108,7 @@ TEST(SimFaults, ARestartedWorkerRejoinsAndTrainsOn) {
       tolerant(base, 1, json::array({{{"node", "worker:1"}, {"at", "30ms"}, {"recover_at", "60ms"}}})));
   const json s = summary_of(back);
   ASSERT_TRUE(s["completed"].get<bool>()) << s.dump(2);
-  const auto rejoined = events_of(back, "bsp", "worker_rejoined");
+  const auto rejoined = events_of(back + "/bsp", "worker_rejoined");
   ASSERT_EQ(rejoined.size(), 1u);
   EXPECT_EQ(rejoined[0]["worker"], 1);
   EXPECT_GT(rejoined[0]["clock"].get<int>(), 0);
@@ -143,7 +129,7 @@ TEST(SimFaults, ReplicationOneStopsTheJobNamingTheLostKeyRange) {
   EXPECT_NE(reason.find("server:1 failed"), std::string::npos) << reason;
   EXPECT_NE(reason.find("range 1 (keys [11, 21))"), std::string::npos) << reason;
   EXPECT_NE(reason.find("lost"), std::string::npos) << reason;
-  EXPECT_EQ(events_of(dir + "/out", "bsp", "job_lost").size(), 1u);
+  EXPECT_EQ(events_of(dir + "/out/bsp", "job_lost").size(), 1u);
 }
 
 TEST(SimFaults, AFailedSchedulerEndsTheJobWithAClearReason) {
@@ -163,12 +149,12 @@ TEST(SimFaults, AShortLinkCutDelaysAndALongOneFailsOverWithoutLosingAnUpdate) {
   const std::string short_cut = simulate_in(dir, "short",
       tolerant(base, 2, json::array({{{"link", "worker:2"}, {"at", "30ms"}, {"recover_at", "35ms"}}})));
   EXPECT_EQ(summary_of(short_cut)["params_sha256"], sha_of(clean, "bsp"));
-  EXPECT_TRUE(events_of(short_cut, "bsp", "node_dead").empty());
+  EXPECT_TRUE(events_of(short_cut + "/bsp", "node_dead").empty());
   const std::string long_cut = simulate_in(dir, "long",
       tolerant(base, 2, json::array({{{"link", "server:1"}, {"at", "30ms"}, {"recover_at", "100ms"}}})));
   EXPECT_EQ(summary_of(long_cut)["params_sha256"], sha_of(clean, "bsp"));
   EXPECT_EQ(summary_of(long_cut)["updates"], 240);
-  EXPECT_EQ(events_of(long_cut, "bsp", "failover").size(), 1u);
+  EXPECT_EQ(events_of(long_cut + "/bsp", "failover").size(), 1u);
 }
 
 TEST(SimFaults, AspAndSspSurviveAServerAndAWorkerFailure) {
@@ -182,8 +168,8 @@ TEST(SimFaults, AspAndSspSurviveAServerAndAWorkerFailure) {
     const json summary = summary_of(out, variant);
     ASSERT_TRUE(summary["completed"].get<bool>()) << summary.dump(2);
     EXPECT_GT(summary["final_test_metric"].get<double>(), 0.85) << variant;
-    EXPECT_EQ(events_of(out, variant, "failover").size(), 1u) << variant;
-    EXPECT_EQ(events_of(out, variant, "worker_rejoined").size(), 1u) << variant;
+    EXPECT_EQ(events_of(out + "/" + variant, "failover").size(), 1u) << variant;
+    EXPECT_EQ(events_of(out + "/" + variant, "worker_rejoined").size(), 1u) << variant;
   }
 }
 
@@ -195,7 +181,7 @@ TEST(SimFaults, CheckpointsCostModelledTimeAndAreMarkedComplete) {
   with["fault_tolerance"]["checkpoint_bandwidth"] = "1MBps";
   const std::string without_out = simulate_in(dir, "without", base);
   const std::string with_out = simulate_in(dir, "with", with);
-  const auto checkpoints = events_of(with_out, "bsp", "checkpoint");
+  const auto checkpoints = events_of(with_out + "/bsp", "checkpoint");
   ASSERT_EQ(checkpoints.size(), 3u);  // clocks 20, 40 and 60 (the start is not written)
   EXPECT_EQ(checkpoints[0]["clock"], 20);
   EXPECT_EQ(checkpoints[2]["clock"], 60);
@@ -215,14 +201,14 @@ TEST(SimFaults, RandomWorkerFailuresAreSeededAndSurvived) {
                                         {"nodes", {1, 2}}}}));
   const std::string a = simulate_in(dir, "a", s);
   const std::string b = simulate_in(dir, "b", s);
-  const auto failed_a = events_of(a, "bsp", "node_failed");
+  const auto failed_a = events_of(a + "/bsp", "node_failed");
   ASSERT_GE(failed_a.size(), 2u);
   for (const auto& e : failed_a) EXPECT_TRUE(e["node"] == "worker:1" || e["node"] == "worker:2") << e;
   // The same seed, the same failures at the same times, and the same result.
-  EXPECT_EQ(failed_a, events_of(b, "bsp", "node_failed"));
+  EXPECT_EQ(failed_a, events_of(b + "/bsp", "node_failed"));
   EXPECT_EQ(summary_of(a)["params_sha256"], summary_of(b)["params_sha256"]);
   EXPECT_TRUE(summary_of(a)["completed"].get<bool>());
-  EXPECT_EQ(events_of(a, "bsp", "node_restarted").size(), failed_a.size());
+  EXPECT_EQ(events_of(a + "/bsp", "node_restarted").size(), failed_a.size());
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -138,6 +139,29 @@ inline std::string simulate(const std::string& dir, const nlohmann::json& scenar
   const auto r = run_pstwin("simulate " + dir + "/scenario.json --quiet --out " + dir + "/out " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return dir + "/out";
+}
+
+/// `s` with fault tolerance on (replication, heartbeats every `interval`, a node declared dead
+/// after `timeout` of silence) and `failures` injected.
+inline nlohmann::json with_fault_tolerance(nlohmann::json s, int replication, const std::string& interval,
+                                           const std::string& timeout,
+                                           nlohmann::json failures = nlohmann::json::array()) {
+  s["fault_tolerance"] = {{"replication", replication},
+                          {"heartbeat_interval", interval},
+                          {"heartbeat_timeout", timeout}};
+  s["failures"] = std::move(failures);
+  return s;
+}
+
+/// The events of type `type` in a variant's output folder (its events.jsonl), in file order.
+inline std::vector<nlohmann::json> events_of(const std::string& variant_dir, const std::string& type) {
+  std::vector<nlohmann::json> found;
+  std::istringstream lines(read_file(variant_dir + "/events.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    auto e = nlohmann::json::parse(line);
+    if (e["type"] == type) found.push_back(std::move(e));
+  }
+  return found;
 }
 
 /// The final parameters' SHA-256 of `variant` in the output folder `out`.
