@@ -48,6 +48,8 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
   std::vector<pid_t> others;  // every server and worker process started, current or former
   for (pid_t p : job.servers) others.push_back(p);
   for (pid_t p : job.workers) others.push_back(p);
+  const pid_t scheduler = job.scheduler;  // job.scheduler becomes -1 if it is killed
+  const std::string summary = std::filesystem::path(time0_file).parent_path().string() + "/summary.json";
   std::optional<Clock::time_point> time0;
   std::size_t next = 0;
   std::optional<int> scheduler_status;
@@ -59,7 +61,7 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
     int ws = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
-      if (pid == job.scheduler) scheduler_status = exit_status_of(ws);
+      if (pid == scheduler) scheduler_status = exit_status_of(ws);
       std::erase(others, pid);
     }
     if (scheduler_status && !wind_down) wind_down = Clock::now() + std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
@@ -70,7 +72,9 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
       wind_down = Clock::now() + std::chrono::seconds(5);
     }
     if (!time0 && std::filesystem::exists(time0_file)) time0 = Clock::now();
-    while (time0 && !scheduler_status && next < actions.size() &&
+    // The job is over once the scheduler wrote its summary: nothing more to inject.
+    const bool over = scheduler_status || std::filesystem::exists(summary);
+    while (time0 && !over && next < actions.size() &&
            std::chrono::duration<double>(Clock::now() - *time0).count() >= actions[next].at_s) {
       const Action& a = actions[next++];
       const double t = std::chrono::duration<double>(Clock::now() - *time0).count();

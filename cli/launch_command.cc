@@ -16,6 +16,7 @@
 #include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
 #include "runtime/net/curve_keys.h"
+#include "runtime/checkpoint/resume.h"
 #include "runtime/net/real_job.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
@@ -183,9 +184,25 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       return spawn(node_command(r, true));
     };
     std::vector<nlohmann::json> events;
+    // Once the scheduler is gone the others have nothing left to do but report, or wait in vain
+    // to rejoin: a short grace.
     const int status = supervise_job(job, failure_schedule(scenario, kFailureHorizon_s),
-                                     dir + "/address_book.json", s.connect_timeout_s, events);
+                                     dir + "/address_book.json", 2.0, events);
     append_events(dir, events);
+    for (const auto& e : events)
+      if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
+        // The scheduler died before writing anything: say what happened in its place.
+        nlohmann::json summary = {
+            {"variant", variant.name},
+            {"mode", consistency_mode_name(variant.config.mode)},
+            {"environment", "zmq"},
+            {"completed", false},
+            {"reason", "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
+                           " s (failure injection); pstwin does not replicate the scheduler, so "
+                           "the job ended there"}};
+        set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"), e["time_s"].get<double>());
+        write_summary(dir, summary);
+      }
     return status;
   }
   const auto status = wait_all(pids, s.connect_timeout_s);
@@ -297,9 +314,25 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "launch: kernels on " << chosen << "\n";
   }
   std::optional<PreparedTraining> prepared;
-  if (transport == "inproc") {
+  if (transport == "inproc" || !s.resume.empty()) {
     prepared = prepare_training_or_report(*scenario);
     if (!prepared) return 2;
+  }
+  // A checkpoint that does not fit the job is bad input: said here, before any node starts.
+  for (const auto& variant : scenario->consistency) {
+    if (s.resume.empty()) break;
+    std::vector<std::string> skipped;
+    try {
+      const auto point = load_resume_point(checkpoint_dir_of(s.resume, variant.name),
+                                           make_job_spec(*scenario, variant, *prepared), &skipped);
+      for (const auto& why : skipped) std::cerr << "launch: " << why << "\n";
+      std::cerr << "launch: " << variant.name << " resumes from clock " << point.clock << " of "
+                << checkpoint_dir_of(s.resume, variant.name) << "\n";
+    } catch (const std::exception& e) {
+      for (const auto& why : skipped) std::cerr << "launch: " << why << "\n";
+      std::cerr << "pstwin launch: --resume: " << e.what() << "\n";
+      return 2;
+    }
   }
   forward_termination_to_children();
   std::vector<std::string> names;

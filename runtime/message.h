@@ -40,7 +40,9 @@ enum class MsgType : std::uint8_t {
   kReplicate = 13,    ///< primary -> backup: one operation of a key range's log, in log order;
                       ///< request_id = log sequence number, data = JSON {"op", "worker", ...},
                       ///< and for a push op the worker's push (flags, clock, version, keys, values)
-  kReplicaAck = 14,   ///< backup -> primary: applied the range's log up to request_id
+  kReplicaAck = 14,   ///< backup -> primary: applied the range's log up to request_id;
+                      ///< primary -> scheduler: backup node `version` now holds range `shard`
+                      ///< (it acknowledged the range's state)
   kShardState = 15,   ///< primary -> backup: a key range's whole state (params, optimizer state,
                       ///< consistency state, buffered gradients), at log sequence request_id
   kPushAck = 16,      ///< server -> worker: the push `request_id` is applied on every live replica

@@ -67,6 +67,7 @@ void start_failure_injector(SimWorld& world, SimNodeStates& states,
     for (const Action& a : actions) {
       const double wait = a.at_s - sg4::Engine::get_clock();
       if (wait > 0) sg4::this_actor::sleep_for(wait);
+      if (states.job_over) return;
       const double now = sg4::Engine::get_clock();
       switch (a.what) {
         case Action::What::kFailNode:

@@ -9,9 +9,7 @@
 #include "runtime/scenario/failure_schedule.h"
 #include "sim/sim_env.h"
 
-namespace simgrid::s4u {
-class Host;
-}
+#include <simgrid/forward.h>
 
 namespace pstwin {
 
@@ -20,6 +18,8 @@ struct SimNodeStates {
   std::vector<std::uint32_t> incarnation;  ///< 0 at start; +1 at each restart
   std::vector<bool> running;               ///< the current incarnation's role has not returned
   std::vector<bool> failed_once;           ///< a failure was injected into it: its end is expected
+  bool job_over = false;                   ///< the scheduler returned: inject nothing more
+  std::vector<simgrid::s4u::ActorPtr> actors;  ///< the current incarnation's role actor
 };
 
 /// Starts a daemon actor on `host` that sends kHeartbeat from `node` to the scheduler every
@@ -44,6 +44,7 @@ struct InjectorHooks {
 /// longer than the heartbeat timeout gets the node declared dead and fenced.
 /// A failure of the scheduler calls hooks.fail_job: the scheduler is not replicated. Each action
 /// is an event in events.jsonl: "node_failed", "node_restarted", "link_failed", "link_restored".
+/// Once states.job_over is set, it stops.
 void start_failure_injector(SimWorld& world, SimNodeStates& states,
                             const std::vector<simgrid::s4u::Host*>& hosts,
                             std::vector<FailureEvent> schedule, InjectorHooks hooks);

@@ -29,9 +29,18 @@ namespace {
 // Random failures (MTBF) are drawn up to this simulated time: far beyond any run it is meant for.
 constexpr double kFailureHorizon_s = 1e5;
 
-// Runs one role in its actor, recording whether it finished and why it failed. A node into
-// which a failure was injected may end in any way (killed, fenced by the scheduler, or failing
-// on a cut link): that is the experiment, not a failure of the run.
+// The scheduler has returned: no more failures, and a restarted node still waiting to rejoin
+// (it came back as the job ended) is not left waiting for a scheduler that is gone.
+void end_of_job(SimNodeStates& states) {
+  states.job_over = true;
+  for (std::size_t n = 1; n < states.actors.size(); ++n)
+    if (states.failed_once[n] && states.running[n] && states.actors[n]) states.actors[n]->kill();
+}
+
+// Runs one role in its actor, recording whether it finished and why it failed. A server or worker
+// into which a failure was injected may end in any way (killed, fenced by the scheduler, or
+// failing on a cut link): that is the experiment, not a failure of the run. The scheduler's
+// failure is always the run's.
 template <typename Role>
 void run_role(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeId node,
               std::vector<bool>& finished, std::string& first_error, std::uint32_t index,
@@ -49,8 +58,9 @@ void run_role(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeI
       role.run();
     }
     finished[node] = true;
+    if (node == JobLayout::scheduler()) end_of_job(states);
   } catch (const std::exception& e) {
-    if (states.failed_once[node]) {
+    if (states.failed_once[node] && node != JobLayout::scheduler()) {
       world.metrics->event(sg4::Engine::get_clock(), "node_lost",
                            {{"node", host_name(world.layout, node)}, {"error", e.what()}});
     } else {
@@ -102,6 +112,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   states.incarnation.assign(layout.nodes(), 0);
   states.running.assign(layout.nodes(), true);
   states.failed_once.assign(layout.nodes(), false);
+  states.actors.assign(layout.nodes(), nullptr);
   world.link_down.assign(layout.nodes(), false);
   if (spec.fault.checkpoint_every_clocks > 0 || spec.fault.checkpoint_every_s > 0)
     world.checkpoint_bandwidth_Bps = scenario.fault_tolerance.checkpoint_bandwidth_Bps;
@@ -112,16 +123,16 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
     states.running[n] = true;
     finished[n] = false;
     if (n == JobLayout::scheduler())
-      sg4::Actor::create(name, hosts[n], [&, n] {
+      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n] {
         run_role<Scheduler>(world, states, spec, n, finished, first_error, 0, device, false);
       });
     else if (layout.is_server(n))
-      sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
+      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
         run_role<Server>(world, states, spec, n, finished, first_error, layout.server_index(n),
                          device, rejoining);
       });
     else
-      sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
+      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
         run_role<Worker>(world, states, spec, n, finished, first_error, layout.worker_index(n),
                          device, rejoining);
       });

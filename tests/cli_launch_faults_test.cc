@@ -132,5 +132,14 @@ TEST(LaunchFaults, ResumeWithoutACheckpointOrWithFailuresInProcessIsRefusedClear
   EXPECT_NE(r.output.find("needs --transport zmq"), std::string::npos) << r.output;
 }
 
+TEST(LaunchFaults, AKilledSchedulerEndsTheJobAndSaysSo) {
+  const std::string dir = fresh_dir();
+  const auto r = launch(dir, "run", tolerant(long_bsp(dir), 2, json::array({{{"node", "scheduler"}, {"at", "0.3s"}}})));
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  const json s = read_json(dir + "/run/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_NE(s["reason"].get<std::string>().find("scheduler was killed"), std::string::npos) << s["reason"];
+}
+
 }  // namespace
 }  // namespace pstwin

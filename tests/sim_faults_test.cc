@@ -211,5 +211,62 @@ TEST(SimFaults, RandomWorkerFailuresAreSeededAndSurvived) {
   EXPECT_EQ(events_of(a + "/bsp", "node_restarted").size(), failed_a.size());
 }
 
+TEST(SimFaults, TwoWorkersRestartingTogetherRejoinWithReplication) {
+  const std::string dir = fresh_dir();
+  json s = tolerant(plain_bsp(dir, 3), 2,
+                    json::array({{{"node", "worker:0"}, {"at", "30ms"}, {"recover_at", "90ms"}},
+                                 {{"node", "worker:3"}, {"at", "31ms"}, {"recover_at", "91ms"}}}));
+  s["training"]["iterations"] = 120;
+  s["consistency"] = json::array({{{"mode", "bsp"}}, {{"mode", "asp"}}, {{"mode", "ssp"}, {"staleness", 1}}});
+  const std::string out = simulate(dir, s);
+  for (const std::string variant : {"bsp", "asp", "ssp1"}) {
+    EXPECT_TRUE(summary_of(out, variant)["completed"].get<bool>()) << variant;
+    EXPECT_EQ(events_of(out + "/" + variant, "worker_rejoined").size(), 2u) << variant;
+  }
+}
+
+TEST(SimFaults, AWorkerRestartingAsTheJobEndsDoesNotHoldItUp) {
+  const std::string dir = fresh_dir();
+  // The ASP job ends at about 0.2 s simulated: restarts around then race the end of the job.
+  for (const char* back : {"0.15s", "0.18s", "0.2s", "0.22s", "0.25s", "5s"}) {
+    json s = tolerant(plain_bsp(dir), 1,
+                      json::array({{{"node", "worker:1"}, {"at", "30ms"}, {"recover_at", back}}}));
+    s["consistency"] = json::array({{{"mode", "asp"}}});
+    write_json(dir + "/s.json", s);
+    const auto r = run_pstwin_env("timeout 60", "simulate " + dir + "/s.json --quiet --out " + dir + "/out");
+    ASSERT_EQ(r.exit_code, 0) << back << ": " << r.output;
+    EXPECT_TRUE(summary_of(dir + "/out", "asp")["completed"].get<bool>()) << back;
+    // Nothing is injected after the job ended.
+    EXPECT_LT(summary_of(dir + "/out", "asp")["sim_time_s"].get<double>(), 1.0) << back;
+  }
+}
+
+TEST(SimFaults, TwoServersFailingAtOnceWithReplicationTwoLoseTheRangeTheyShared) {
+  const std::string dir = fresh_dir();
+  const json s = tolerant(plain_bsp(dir, 3), 2,
+                          json::array({{{"node", "server:0"}, {"at", "30ms"}}, {{"node", "server:1"}, {"at", "30ms"}}}));
+  write_json(dir + "/s.json", s);
+  const auto r = run_pstwin("simulate " + dir + "/s.json --quiet --out " + dir + "/out");
+  EXPECT_NE(r.exit_code, 0);
+  // 21 keys over 3 servers: range 0 is keys [0, 7), held by servers 0 and 1 only.
+  const std::string reason = summary_of(dir + "/out")["reason"].get<std::string>();
+  EXPECT_NE(reason.find("range 0 (keys [0, 7))"), std::string::npos) << reason;
+}
+
+TEST(SimFaults, EveryWorkerDeadEndsTheJobOnceNoneCameBack) {
+  const std::string dir = fresh_dir();
+  json failures = json::array();
+  for (int w = 0; w < 4; ++w) failures.push_back({{"node", "worker:" + std::to_string(w)}, {"at", "30ms"}});
+  const json s = with_fault_tolerance(plain_bsp(dir), 1, "100ms", "500ms", failures);
+  write_json(dir + "/s.json", s);
+  const auto r = run_pstwin("simulate " + dir + "/s.json --quiet --out " + dir + "/out");
+  EXPECT_NE(r.exit_code, 0);
+  const json summary = summary_of(dir + "/out");
+  EXPECT_FALSE(summary["completed"].get<bool>());
+  EXPECT_NE(summary["reason"].get<std::string>().find("all 4 workers failed"), std::string::npos)
+      << summary["reason"];
+  EXPECT_EQ(events_of(dir + "/out/bsp", "all_workers_dead").size(), 1u);
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -2,6 +2,7 @@
 
 #include "runtime/checkpoint/checkpoint_dir.h"
 #include "runtime/errors.h"
+#include "runtime/optimizer.h"
 #include "runtime/partition.h"
 
 namespace pstwin {
@@ -35,6 +36,17 @@ ResumePoint load_resume_point(const std::string& dir, const JobSpec& spec,
                             std::to_string(spec.values_per_key()) + " (another model?)");
     if (!spec.synthetic && c.params.size() != c.key_count * c.width)
       throw CheckpointError(where + ": range " + std::to_string(r) + " has no parameters");
+    // The optimizer's state must be what the job's optimizer keeps (momentum's velocity, Adam's
+    // two moments, ...): a checkpoint written under another optimizer does not fit.
+    try {
+      ServerOptimizer check(spec.optimizer, spec.learning_rate, spec.momentum,
+                            spec.synthetic ? 0 : c.key_count * c.width);
+      check.restore(c.optimizer);
+    } catch (const std::invalid_argument& e) {
+      throw CheckpointError(where + ": range " + std::to_string(r) +
+                            ": its optimizer state does not fit training.optimizer \"" +
+                            spec.optimizer.kind + "\" (written under another optimizer?): " + e.what());
+    }
     rp.params.push_back(c.params);
     rp.optimizer_first.push_back(c.optimizer.first);
     rp.optimizer_second.push_back(c.optimizer.second);

@@ -12,8 +12,8 @@ namespace pstwin {
 /// `spec` describes. Skipped newer checkpoints (incomplete or corrupt) are appended to `skipped`
 /// when it is not null. Throws CheckpointError naming `dir` when it holds no complete checkpoint,
 /// or when the checkpoint does not fit the job: another number of key ranges (servers), ranges
-/// that differ from the job's range partition, another row width, or a clock beyond the
-/// job's iterations.
+/// that differ from the job's range partition, another row width, optimizer state that the job's
+/// optimizer does not keep (another training.optimizer), or a clock beyond the job's iterations.
 ResumePoint load_resume_point(const std::string& dir, const JobSpec& spec,
                               std::vector<std::string>* skipped = nullptr);
 

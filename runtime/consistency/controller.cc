@@ -144,12 +144,15 @@ bool ConsistencyController::rejoin(std::uint32_t worker, std::int64_t clock) {
                                 std::to_string(clock) + " but the shard is at clock " +
                                 std::to_string(applied_clock_) + " (BSP allows at most one ahead)");
   const bool was_arrived = live_[worker] && pushes_[worker] > applied_clock_;
-  pushes_[worker] = std::max(pushes_[worker], clock);
+  // Exactly `clock`, even below what its former process pushed: the new process pushes `clock`
+  // next (a gradient its former process left buffered for that clock is replaced by the new one).
+  pushes_[worker] = clock;
   live_[worker] = true;
   if (config_.mode != ConsistencyMode::kBsp) return false;
   const bool arrived = pushes_[worker] > applied_clock_;
   if (arrived == was_arrived) return false;
   if (arrived) ++arrived_for_clock_;
+  else --arrived_for_clock_;
   if (arrived_for_clock_ == 0 || arrived_for_clock_ < barrier_quorum()) return false;
   ++applied_clock_;
   arrived_for_clock_ = 0;

@@ -74,8 +74,8 @@ class ConsistencyController {
   /// case the server applies the buffered aggregate of clock()-1.
   bool set_live(std::uint32_t worker, bool live);
 
-  /// A restarted worker counts again, from `clock` on: its next push carries `clock` (the clocks it
-  /// missed count as arrived under BSP, without a gradient). Under BSP `clock` must not exceed
+  /// A restarted worker counts again, from `clock` on: its next push carries `clock`, whatever its
+  /// former process pushed (the clocks it missed count as arrived under BSP, without a gradient). Under BSP `clock` must not exceed
   /// clock() + 1 (a worker rejoins at the newest clock of any range, and ranges differ by at most
   /// one); throws std::invalid_argument otherwise. Returns true when a BSP barrier completed, as
   /// set_live does.

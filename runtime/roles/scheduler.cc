@@ -90,12 +90,14 @@ bool Scheduler::all_workers_finished() const {
 void Scheduler::run() {
   const JobLayout& layout = spec_.layout;
   worker_finished_.assign(layout.workers, false);
+  worker_done_.assign(layout.workers, false);
   membership_ = initial_membership(layout.servers, layout.servers, layout.workers,
                                    spec_.fault.replication, layout.server(0));
   last_seen_.assign(layout.nodes(), env_.now());
   dead_.assign(layout.nodes(), false);
   stop_sent_.assign(layout.nodes(), false);
   final_got_.assign(layout.servers, false);
+  unsynced_.assign(layout.servers, {});
   for (const auto& r : range_partition(spec_.num_keys(), layout.servers))
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
@@ -109,7 +111,16 @@ void Scheduler::run() {
     auto m = wait > 0 ? env_.recv(wait) : std::nullopt;
     if (m && m->header.sender < layout.nodes()) last_seen_[m->header.sender] = env_.now();
     if (m && m->header.type != MsgType::kHeartbeat) last_activity_ = env_.now();
-    if (!m && env_.now() - last_activity_ >= spec_.stall_timeout_s)
+    if (all_workers_dead_since_ && env_.now() - *all_workers_dead_since_ >= spec_.stall_timeout_s) {
+      reason_ = "all " + std::to_string(layout.workers) + " workers failed before any finished, and none came back within " +
+                std::to_string(spec_.stall_timeout_s) + " s; training stopped after clock " +
+                std::to_string(std::max<std::int64_t>(last_eval_clock_, 0)) + " of " +
+                std::to_string(spec_.iterations);
+      env_.metrics().event(env_.now(), "job_lost", {{"reason", reason_}});
+      stop_all(true);
+      throw std::runtime_error(reason_);
+    }
+    if (!m && !all_workers_dead_since_ && env_.now() - last_activity_ >= spec_.stall_timeout_s)
       throw std::runtime_error("scheduler: nothing received for " +
                                std::to_string(spec_.stall_timeout_s) +
                                " s; a role is stuck or gone");
@@ -131,6 +142,7 @@ void Scheduler::run() {
       case MsgType::kWorkerDone:
         absorb_traffic_report(*m);
         worker_finished_.at(layout.worker_index(m->header.sender)) = true;
+        worker_done_.at(layout.worker_index(m->header.sender)) = true;
         if (all_workers_finished() && !stopping_) stop_all(false);
         break;
       case MsgType::kAbort:
@@ -151,6 +163,11 @@ void Scheduler::run() {
         break;
       case MsgType::kCheckpointDone:
         handle_checkpoint_done(*m);
+        break;
+      case MsgType::kReplicaAck:
+        // A primary confirms that a new backup holds its range.
+        if (m->header.shard < unsynced_.size())
+          std::erase(unsynced_[m->header.shard], static_cast<NodeId>(m->header.version));
         break;
       default:
         throw ProtocolError("scheduler: unexpected " +
@@ -222,7 +239,7 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
     membership_.dead_workers[w] = true;
     ++membership_.epoch;
     broadcast_membership();
-    if (all_workers_finished() && !stopping_) stop_all(false);
+    after_worker_death();
     return;
   }
   stop_sent_[node] = true;
@@ -233,6 +250,18 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
     if (it == set.end()) continue;
     const bool was_primary = it == set.begin();
     set.erase(it);
+    std::erase(unsynced_[r], node);
+    if (was_primary) {
+      // Only a backup that holds the state can lead; one still being rebuilt cannot.
+      const auto synced = std::find_if(set.begin(), set.end(), [&](NodeId n) {
+        return std::find(unsynced_[r].begin(), unsynced_[r].end(), n) == unsynced_[r].end();
+      });
+      if (synced == set.end()) {
+        lost.push_back(r);
+        continue;
+      }
+      std::rotate(set.begin(), synced, synced + 1);
+    }
     if (set.empty()) {
       lost.push_back(r);
       continue;
@@ -264,6 +293,17 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
     for (const auto& set : membership_.replicas) stop_server(set.front(), diverged_);
 }
 
+void Scheduler::after_worker_death() {
+  if (!all_workers_finished() || stopping_) return;
+  if (std::find(worker_done_.begin(), worker_done_.end(), true) != worker_done_.end()) {
+    stop_all(false);  // the survivors did all their clocks
+    return;
+  }
+  all_workers_dead_since_ = env_.now();
+  last_activity_ = env_.now();  // the wait for a rejoin starts now
+  env_.metrics().event(env_.now(), "all_workers_dead", {{"clock", last_eval_clock_}});
+}
+
 void Scheduler::refill_replicas() {
   const JobLayout& layout = spec_.layout;
   std::vector<std::uint32_t> load(layout.nodes(), 0);
@@ -280,6 +320,7 @@ void Scheduler::refill_replicas() {
       }
       if (best == 0) break;  // no spare server now; a restarted one will fill the gap
       set.push_back(best);
+      unsynced_[r].push_back(best);
       ++load[best];
       env_.metrics().event(env_.now(), "backup_assigned", {{"range", r}, {"server", node_name(best)}});
     }
@@ -315,6 +356,7 @@ void Scheduler::handle_rejoin(const Message& m) {
   if (layout.is_worker(node)) {
     const std::uint32_t w = layout.worker_index(node);
     worker_finished_[w] = false;
+    all_workers_dead_since_.reset();
     membership_.dead_workers[w] = false;
     ++membership_.epoch;
     broadcast_membership();  // the rejoining worker included: it routes by it

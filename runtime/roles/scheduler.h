@@ -36,7 +36,8 @@ namespace pstwin {
 /// replication factor get a backup from the live servers holding the fewest ranges (the primary
 /// rebuilds it from its state); the epoch grows and the new Membership goes to every live node.
 /// A range left with no replica ends the job: kStop (abort) to every node, then
-/// std::runtime_error naming the lost key ranges. A dead worker is marked in the membership, so
+/// std::runtime_error naming the lost key ranges. So does losing every worker before any finished,
+/// once none has come back within the stall timeout. A dead worker is marked in the membership, so
 /// servers drop it from barriers, and is no longer waited for. kRejoin brings a restarted worker
 /// back (membership, then kStart to it) or a restarted server (as a backup where one is missing,
 /// else a spare). Servers' kCheckpointDone complete a checkpoint once every range stored it.
@@ -85,6 +86,9 @@ class Scheduler {
   void handle_checkpoint_done(const Message& m);
   void handle_final(const Message& m);
   bool all_workers_finished() const;
+  /// After a worker's death: stop normally if the others are done; if every worker is dead and
+  /// none finished, wait (up to the stall timeout) for one to rejoin.
+  void after_worker_death();
   bool server_live(NodeId n) const { return !dead_.at(n); }
   /// "server:1", "worker:3": how scenarios and events name a node.
   std::string node_name(NodeId n) const;
@@ -100,6 +104,8 @@ class Scheduler {
   std::uint64_t reported_bytes_sent_ = 0;
   bool servers_stopped_ = false;
   std::vector<bool> worker_finished_;  // sent kWorkerDone, told to stop, or dead
+  std::vector<bool> worker_done_;      // sent kWorkerDone
+  std::optional<double> all_workers_dead_since_;  // every worker dead, none done: waiting for one
   Membership membership_;
   std::vector<double> last_seen_;     // by node: when anything last came from it
   std::vector<bool> dead_;            // by node: declared dead (and not back)
@@ -109,6 +115,9 @@ class Scheduler {
   std::int64_t final_clock_ = 0;
   double last_activity_ = 0.0;        // last message other than a heartbeat
   std::map<std::int64_t, std::vector<bool>> checkpoint_ranges_;  // clock -> ranges stored
+  /// By range: backups assigned since the start whose primary has not yet confirmed they hold
+  /// the range's state; never promoted.
+  std::vector<std::vector<NodeId>> unsynced_;
   bool diverged_ = false;
   std::string reason_;
 };

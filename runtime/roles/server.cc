@@ -214,6 +214,7 @@ void Server::send_state(std::uint32_t range, NodeId node) {
   state.header.request_id = l.seq;
   state.header.epoch = membership_.epoch;
   l.acked[node] = 0;  // nothing counts as applied there until it acknowledges the state
+  l.state_sent[node] = l.seq;
   env_.send(node, std::move(state));
 }
 
@@ -381,6 +382,17 @@ void Server::handle_ack(const Message& m) {
   auto it = l.acked.find(m.header.sender);
   if (it == l.acked.end()) return;  // a backup that has since left the range
   it->second = std::max(it->second, m.header.request_id);
+  const auto sent = l.state_sent.find(m.header.sender);
+  if (sent != l.state_sent.end() && m.header.request_id >= sent->second) {
+    // The backup holds the range now: the scheduler may promote it from here on.
+    l.state_sent.erase(sent);
+    Message synced;
+    synced.header.type = MsgType::kReplicaAck;
+    synced.header.shard = r;
+    synced.header.version = m.header.sender;
+    synced.header.epoch = membership_.epoch;
+    env_.send(JobLayout::scheduler(), std::move(synced));
+  }
   serve_ready(r, false);
 }
 

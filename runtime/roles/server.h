@@ -71,6 +71,8 @@ class Server {
     std::vector<PendingPull> waiting;  ///< for the consistency model
     std::vector<PendingPull> gated;    ///< allowed, waiting for backups' acks
     bool promoted_awaiting_push = false;  ///< promoted; its first applied push is an event
+    std::map<NodeId, std::uint64_t> state_sent;  ///< backups rebuilt from the state at this seq,
+                                                 ///< until they acknowledge it
   };
 
   /// Handles one message; returns true when the server is done.
