@@ -235,6 +235,9 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
        "/failures/2/nodes/1: worker:2 is listed twice"},
       {"random nodes empty", [](json& d) { d["failures"][2]["nodes"] = json::array(); }, "/failures/2/nodes",
        "/failures/2/nodes: expected a non-empty array, got an empty array"},
+      {"overlapping failures of one node",
+       [](json& d) { d["failures"].push_back({{"node", "server:1"}, {"at", "4s"}}); }, "/failures/6",
+       "/failures/6: server:1 is already down then (entry 0): the failures of one node must not overlap"},
       {"unknown failure key", [](json& d) { d["failures"][0]["type"] = "crash"; }, "/failures/0/type",
        "/failures/0/type: unknown key \"type\"; allowed keys: node, link, random, at, recover_at, mtbf, repair, nodes"},
   };

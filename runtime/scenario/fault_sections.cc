@@ -2,6 +2,7 @@
 #include "runtime/scenario/fault_sections.h"
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "runtime/errors.h"
@@ -194,6 +195,19 @@ std::vector<FailureSpec> parse_failures(const json& v, const std::string& ptr, c
   read_array(v, ptr, true);
   std::vector<FailureSpec> out;
   for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_failure(v[i], ptr + "/" + std::to_string(i), cluster));
+  // One node (or link) cannot fail again while it is still down: which recovery would count?
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j) {
+      const FailureSpec& a = out[j];
+      const FailureSpec& b = out[i];
+      if (a.kind == FailureSpec::Kind::kRandom || a.kind != b.kind || !(a.target == b.target)) continue;
+      const double a_end = a.recover_at_s.value_or(std::numeric_limits<double>::infinity());
+      const double b_end = b.recover_at_s.value_or(std::numeric_limits<double>::infinity());
+      if (a.at_s < b_end && b.at_s < a_end)
+        throw ScenarioError(ptr + "/" + std::to_string(i),
+                            b.target.text() + " is already down then (entry " + std::to_string(j) +
+                                "): the failures of one node must not overlap");
+    }
   return out;
 }
 
