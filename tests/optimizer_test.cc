@@ -253,12 +253,12 @@ TEST(ServerOptimizer, RestoredStateContinuesBitIdentically) {
 TEST(ServerOptimizer, RestoreRejectsStateOfTheWrongShape) {
   ServerOptimizer sgd("sgd", 0.1, 0.0, 4), mom("momentum", 0.1, 0.9, 4), adam("adam", 0.1, 0.0, 4);
   EXPECT_NO_THROW(sgd.restore({}));
-  EXPECT_THROW(sgd.restore({.first = std::vector<float>(4)}), std::invalid_argument);
+  EXPECT_THROW(sgd.restore({.first = std::vector<float>(4), .second = {}}), std::invalid_argument);
   EXPECT_THROW(mom.restore({}), std::invalid_argument);
-  EXPECT_THROW(mom.restore({.first = std::vector<float>(3)}), std::invalid_argument);
+  EXPECT_THROW(mom.restore({.first = std::vector<float>(3), .second = {}}), std::invalid_argument);
   EXPECT_THROW(mom.restore({.first = std::vector<float>(4), .second = std::vector<float>(4)}),
                std::invalid_argument);
-  EXPECT_THROW(adam.restore({.first = std::vector<float>(4)}), std::invalid_argument);
+  EXPECT_THROW(adam.restore({.first = std::vector<float>(4), .second = {}}), std::invalid_argument);
   try {
     adam.restore({.first = std::vector<float>(4), .second = std::vector<float>(5), .steps = 2});
     FAIL() << "expected std::invalid_argument";
