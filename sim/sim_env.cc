@@ -64,8 +64,10 @@ CheckpointStore* SimEnv::checkpoints() {
   return world_.checkpoint_bandwidth_Bps > 0 ? &store_ : nullptr;
 }
 
-void SimEnv::ModelledStore::store(std::int64_t, std::uint32_t, const std::vector<std::uint8_t>& bytes) {
-  sg4::this_actor::sleep_for(static_cast<double>(bytes.size()) / bandwidth_Bps_);
+void SimEnv::ModelledStore::store(const ShardCheckpoint& checkpoint) {
+  // The size of the file a real job would write: the encoding is the measure.
+  const auto bytes = encode_checkpoint(checkpoint).size();
+  sg4::this_actor::sleep_for(static_cast<double>(bytes) / bandwidth_Bps_);
 }
 
 std::optional<Message> SimEnv::recv(double timeout_s) {

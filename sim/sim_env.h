@@ -77,7 +77,7 @@ class SimEnv : public Env {
   class ModelledStore : public CheckpointStore {
    public:
     explicit ModelledStore(double bandwidth_Bps) : bandwidth_Bps_(bandwidth_Bps) {}
-    void store(std::int64_t, std::uint32_t, const std::vector<std::uint8_t>& bytes) override;
+    void store(const ShardCheckpoint& checkpoint) override;
     void complete(std::int64_t, std::uint32_t, double) override {}
 
    private:

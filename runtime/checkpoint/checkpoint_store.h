@@ -2,7 +2,8 @@
 #pragma once
 
 #include <cstdint>
-#include <vector>
+
+#include "runtime/checkpoint/shard_checkpoint.h"
 
 namespace pstwin {
 
@@ -12,9 +13,9 @@ namespace pstwin {
 class CheckpointStore {
  public:
   virtual ~CheckpointStore() = default;
-  /// Stores key range `range`'s checkpoint of shard clock `clock` (encode_checkpoint's bytes).
-  /// Blocks the caller for as long as the write takes. Throws CheckpointError when it fails.
-  virtual void store(std::int64_t clock, std::uint32_t range, const std::vector<std::uint8_t>& bytes) = 0;
+  /// Stores one key range's checkpoint (its range and clock say which). Blocks the caller for as
+  /// long as the write takes. Throws CheckpointError when it fails.
+  virtual void store(const ShardCheckpoint& checkpoint) = 0;
   /// Marks checkpoint `clock` complete: every one of `ranges` key ranges stored it. `time_s` is
   /// the job time of completion.
   virtual void complete(std::int64_t clock, std::uint32_t ranges, double time_s) = 0;

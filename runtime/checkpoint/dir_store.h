@@ -13,7 +13,7 @@ namespace pstwin {
 class DirCheckpointStore : public CheckpointStore {
  public:
   explicit DirCheckpointStore(std::string dir) : dir_(std::move(dir)) {}
-  void store(std::int64_t clock, std::uint32_t range, const std::vector<std::uint8_t>& bytes) override;
+  void store(const ShardCheckpoint& checkpoint) override;
   void complete(std::int64_t clock, std::uint32_t ranges, double time_s) override;
   const std::string& dir() const { return dir_; }
 

@@ -81,3 +81,17 @@ Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::
 }
 
 }  // namespace pstwin
+
+namespace pstwin {
+
+Membership Membership::from_message(const Message& m, const JobSpec& spec) {
+  return from_message(m, spec.layout.servers, spec.layout.workers, spec.layout.server(0),
+                      spec.layout.servers);
+}
+
+Membership initial_membership(const JobSpec& spec) {
+  return initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
+                            spec.fault.replication, spec.layout.server(0));
+}
+
+}  // namespace pstwin

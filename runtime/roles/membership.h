@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/message.h"
+#include "runtime/roles/job.h"
 
 namespace pstwin {
 
@@ -30,6 +31,8 @@ struct Membership {
   /// one range, the wrong number of ranges or workers.
   static Membership from_message(const Message& m, std::uint32_t ranges, std::uint32_t workers,
                                  NodeId first_server, std::uint32_t servers);
+  /// The same for the job `spec` describes (one key range per server).
+  static Membership from_message(const Message& m, const JobSpec& spec);
 };
 
 /// The starting assignment: range r is held by servers r, r+1, ..., r+replication-1 (mod
@@ -38,5 +41,9 @@ struct Membership {
 /// Throws std::invalid_argument when replication is 0 or exceeds `servers`.
 Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::uint32_t workers,
                               std::uint32_t replication, NodeId first_server);
+
+/// The starting assignment of the job `spec` describes: one key range per server, replicated
+/// spec.fault.replication times. Every role derives it the same way, so it is never sent.
+Membership initial_membership(const JobSpec& spec);
 
 }  // namespace pstwin

@@ -66,15 +66,25 @@ void Scheduler::start_job() {
       env_.send(server, std::move(m));
     }
   }
-  for (std::uint32_t wi = 0; wi < spec_.layout.workers; ++wi) {
-    Message m;
-    m.header.type = MsgType::kStart;
-    for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
-      m.keys.push_back(s);
-      m.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
-    }
-    env_.send(spec_.layout.worker(wi), std::move(m));
+  for (std::uint32_t wi = 0; wi < spec_.layout.workers; ++wi)
+    env_.send(spec_.layout.worker(wi), worker_start());
+}
+
+Message Scheduler::worker_start() const {
+  Message m;
+  m.header.type = MsgType::kStart;
+  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
+    m.keys.push_back(s);
+    m.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
   }
+  return m;
+}
+
+void Scheduler::stop_now(NodeId node) {
+  Message stop;
+  stop.header.type = MsgType::kStop;
+  stop.header.flags = msg_flags::kDiverged;  // at once
+  env_.send(node, std::move(stop));
 }
 
 std::string Scheduler::node_name(NodeId n) const {
@@ -91,8 +101,7 @@ void Scheduler::run() {
   const JobLayout& layout = spec_.layout;
   worker_finished_.assign(layout.workers, false);
   worker_done_.assign(layout.workers, false);
-  membership_ = initial_membership(layout.servers, layout.servers, layout.workers,
-                                   spec_.fault.replication, layout.server(0));
+  membership_ = initial_membership(spec_);
   last_seen_.assign(layout.nodes(), env_.now());
   dead_.assign(layout.nodes(), false);
   stop_sent_.assign(layout.nodes(), false);
@@ -226,13 +235,8 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
                        {{"node", node_name(node)},
                         {"silent_s", env_.now() - last_seen_[node]},
                         {"why", tell_it ? "heartbeat timeout" : "restarted"}});
-  if (tell_it) {
-    // If it is only cut off rather than gone, it must not act on its own any more.
-    Message stop;
-    stop.header.type = MsgType::kStop;
-    stop.header.flags = msg_flags::kDiverged;
-    env_.send(node, std::move(stop));
-  }
+  // If it is only cut off rather than gone, it must not act on its own any more.
+  if (tell_it) stop_now(node);
   if (layout.is_worker(node)) {
     const std::uint32_t w = layout.worker_index(node);
     worker_finished_[w] = true;
@@ -341,10 +345,7 @@ void Scheduler::handle_rejoin(const Message& m) {
   const NodeId node = m.header.sender;
   const JobLayout& layout = spec_.layout;
   if (!spec_.fault.enabled || stopping_ || node == 0 || node >= layout.nodes()) {
-    Message stop;
-    stop.header.type = MsgType::kStop;
-    stop.header.flags = msg_flags::kDiverged;
-    env_.send(node, std::move(stop));
+    stop_now(node);
     return;
   }
   // Restarted before its silence gave it away: its former process is dead all the same, and a
@@ -360,13 +361,7 @@ void Scheduler::handle_rejoin(const Message& m) {
     membership_.dead_workers[w] = false;
     ++membership_.epoch;
     broadcast_membership();  // the rejoining worker included: it routes by it
-    Message start;
-    start.header.type = MsgType::kStart;
-    for (std::uint32_t s = 0; s < layout.servers; ++s) {
-      start.keys.push_back(s);
-      start.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
-    }
-    env_.send(node, std::move(start));
+    env_.send(node, worker_start());
     return;
   }
   // A restarted server holds nothing: it becomes a backup where one is missing.

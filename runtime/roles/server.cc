@@ -7,7 +7,6 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/checkpoint/checkpoint_store.h"
-#include "runtime/checkpoint/shard_checkpoint.h"
 #include "runtime/errors.h"
 
 namespace pstwin {
@@ -19,8 +18,7 @@ Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       kernels_(kernels),
       ranges_(range_partition(spec.num_keys(), spec.layout.servers)),
-      membership_(initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
-                                     spec.fault.replication, spec.layout.server(0))),
+      membership_(initial_membership(spec)),
       rejoining_(rejoining) {
   if (rejoining_) {
     // What this server held died with its former process.
@@ -346,12 +344,7 @@ void Server::handle_replicate(const Message& m) {
     }
     applied = seq;
   }
-  Message ack;
-  ack.header.type = MsgType::kReplicaAck;
-  ack.header.shard = r;
-  ack.header.request_id = applied;
-  ack.header.epoch = membership_.epoch;
-  env_.send(m.header.sender, std::move(ack));
+  acknowledge(r, m.header.sender, applied);
 }
 
 void Server::handle_state(const Message& m) {
@@ -367,12 +360,16 @@ void Server::handle_state(const Message& m) {
   shard->set_reporting(false);
   shard->restore_state(m);
   applied_seq_[r] = m.header.request_id;
+  acknowledge(r, m.header.sender, m.header.request_id);
+}
+
+void Server::acknowledge(std::uint32_t range, NodeId primary, std::uint64_t seq) {
   Message ack;
   ack.header.type = MsgType::kReplicaAck;
-  ack.header.shard = r;
-  ack.header.request_id = m.header.request_id;
+  ack.header.shard = range;
+  ack.header.request_id = seq;
   ack.header.epoch = membership_.epoch;
-  env_.send(m.header.sender, std::move(ack));
+  env_.send(primary, std::move(ack));
 }
 
 void Server::handle_ack(const Message& m) {
@@ -397,9 +394,7 @@ void Server::handle_ack(const Message& m) {
 }
 
 void Server::handle_membership(const Message& m) {
-  Membership next = Membership::from_message(m, static_cast<std::uint32_t>(ranges_.size()),
-                                             spec_.layout.workers, spec_.layout.server(0),
-                                             spec_.layout.servers);
+  Membership next = Membership::from_message(m, spec_);
   if (next.epoch <= membership_.epoch) return;  // an older view, overtaken
   const Membership before = membership_;
   membership_ = next;
@@ -567,7 +562,7 @@ void Server::maybe_checkpoint(std::uint32_t range) {
   c.clock = clock;
   c.params = s.params();
   c.optimizer = s.optimizer_state();
-  store->store(clock, range, encode_checkpoint(c));
+  store->store(c);
   Message done;
   done.header.type = MsgType::kCheckpointDone;
   done.header.shard = range;

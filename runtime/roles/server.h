@@ -84,6 +84,8 @@ class Server {
   void handle_replicate(const Message& m);
   void handle_state(const Message& m);
   void handle_ack(const Message& m);
+  /// Backup side: tells `primary` that `range`'s log is applied up to `seq`.
+  void acknowledge(std::uint32_t range, NodeId primary, std::uint64_t seq);
   /// Whether a worker request or replication message is for this server now; false when it was
   /// held (newer epoch) or dropped.
   bool routed_here(Message& m, bool as_primary);

@@ -17,8 +17,7 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       kernels_(kernels),
       rejoining_(rejoining),
-      membership_(initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
-                                     spec.fault.replication, spec.layout.server(0))),
+      membership_(initial_membership(spec)),
       unacked_push_(spec.layout.servers),
       open_pull_(spec.layout.servers) {}
 
@@ -54,8 +53,7 @@ std::optional<Message> Worker::receive() {
 }
 
 void Worker::handle_membership(const Message& m) {
-  Membership next = Membership::from_message(m, spec_.layout.servers, spec_.layout.workers,
-                                             spec_.layout.server(0), spec_.layout.servers);
+  Membership next = Membership::from_message(m, spec_);
   if (next.epoch <= membership_.epoch) return;
   const Membership before = membership_;
   membership_ = std::move(next);
