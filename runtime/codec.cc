@@ -22,9 +22,14 @@ enum KeyMode : std::uint8_t { kNoKeys = 0, kExplicitKeys = 1, kKeyRange = 2 };
 
 // ---- encoding --------------------------------------------------------------------------------
 
-// Checks the payload's invariants and picks the key mode. O(keys), allocates nothing.
+// Checks the message's invariants (payload shape, op only on kReplicate) and picks the key mode. O(keys), allocates nothing.
 KeyMode key_mode_of(const Message& msg) {
   const std::vector<Key>& keys = msg.keys;
+  if ((msg.header.op == ReplicaOp::kNone) != (msg.header.type != MsgType::kReplicate))
+    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) +
+                        ": replicated operation " + std::string(replica_op_name(msg.header.op)) +
+                        (msg.header.type == MsgType::kReplicate ? " on a replicate"
+                                                                : " on a message that is not a replicate"));
   if (!msg.lengths.empty() && msg.lengths.size() != keys.size()) {
     throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": " +
                         std::to_string(msg.lengths.size()) + " lengths for " +
@@ -90,20 +95,24 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
   p[4] = kWireVersion;
   p[5] = static_cast<std::uint8_t>(h.type);
   p[6] = mode;
-  p[7] = 0;
+  p[7] = static_cast<std::uint8_t>(h.op);
   store_u32(p + 8, h.flags);
   store_u32(p + 12, h.sender);
   store_u32(p + 16, h.receiver);
-  store_u64(p + 20, h.request_id);
-  store_u32(p + 28, h.epoch);
-  store_u32(p + 32, h.shard);
-  store_u64(p + 36, static_cast<std::uint64_t>(h.clock));
-  store_u64(p + 44, static_cast<std::uint64_t>(h.version));
-  store_u32(p + 52, std::bit_cast<std::uint32_t>(h.loss));
-  store_u64(p + 56, msg.keys.size());
-  store_u64(p + 64, value_count(msg));
-  store_u64(p + 72, msg.lengths.size());
-  store_u64(p + 80, msg.data.size());
+  store_u32(p + 20, h.epoch);
+  store_u32(p + 24, h.range);
+  store_u32(p + 28, h.subject);
+  store_u64(p + 32, h.request_id);
+  store_u64(p + 40, h.seq);
+  store_u64(p + 48, static_cast<std::uint64_t>(h.clock));
+  store_u64(p + 56, static_cast<std::uint64_t>(h.version));
+  store_u64(p + 64, static_cast<std::uint64_t>(h.time_us));
+  store_u32(p + 72, std::bit_cast<std::uint32_t>(h.loss));
+  store_u32(p + 76, 0);
+  store_u64(p + 80, msg.keys.size());
+  store_u64(p + 88, value_count(msg));
+  store_u64(p + 96, msg.lengths.size());
+  store_u64(p + 104, msg.data.size());
   p += kWireHeaderBytes;
 
   if (mode == kExplicitKeys) {
@@ -162,16 +171,18 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
                " bytes");
   }
+  // Magic and version first: a message of another format version (whose header may be shorter)
+  // is named as such rather than as truncated.
+  if (size >= 5 && std::memcmp(data, kMagic, 4) != 0) {
+    early.fail("bad magic " + hex32(load_u32(data)) + ", expected \"PSTW\"");
+  }
+  if (size >= 5 && data[4] != kWireVersion) {
+    early.fail("unknown format version " + std::to_string(data[4]) + " (this build reads " +
+               std::to_string(kWireVersion) + ")");
+  }
   if (size < kMinMessageBytes) {
     early.fail("truncated: " + std::to_string(size) + " bytes, less than the " +
                std::to_string(kMinMessageBytes) + "-byte minimum (header and checksum)");
-  }
-  if (std::memcmp(data, kMagic, 4) != 0) {
-    early.fail("bad magic " + hex32(load_u32(data)) + ", expected \"PSTW\"");
-  }
-  if (data[4] != kWireVersion) {
-    early.fail("unknown format version " + std::to_string(data[4]) + " (this build reads " +
-               std::to_string(kWireVersion) + ")");
   }
   if (data[5] == 0 || data[5] > kMaxMsgType) {
     early.fail("unknown message type " + std::to_string(data[5]) + " (valid: 1.." +
@@ -184,20 +195,33 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
 
   const std::uint8_t mode = data[6];
   if (mode > kKeyRange) err.fail("unknown key mode " + std::to_string(mode) + " (valid: 0, 1, 2)");
-  if (data[7] != 0) err.fail("reserved byte 7 is " + std::to_string(data[7]) + ", must be 0");
+  if (data[7] > kMaxReplicaOp)
+    err.fail("unknown replicated operation " + std::to_string(data[7]) + " (valid: 0.." +
+             std::to_string(kMaxReplicaOp) + ")");
+  h.op = static_cast<ReplicaOp>(data[7]);
+  if ((h.op == ReplicaOp::kNone) != (h.type != MsgType::kReplicate))
+    err.fail(h.type == MsgType::kReplicate ? std::string("no replicated operation")
+                                           : "replicated operation " +
+                                                 std::string(replica_op_name(h.op)) +
+                                                 " on a message that is not a replicate");
+  if (load_u32(data + 76) != 0)
+    err.fail("reserved bytes 76..79 are " + hex32(load_u32(data + 76)) + ", must be 0");
   h.flags = load_u32(data + 8);
   h.sender = load_u32(data + 12);
   h.receiver = load_u32(data + 16);
-  h.request_id = load_u64(data + 20);
-  h.epoch = load_u32(data + 28);
-  h.shard = load_u32(data + 32);
-  h.clock = static_cast<std::int64_t>(load_u64(data + 36));
-  h.version = static_cast<std::int64_t>(load_u64(data + 44));
-  h.loss = std::bit_cast<float>(load_u32(data + 52));
-  const std::uint64_t n_k = load_u64(data + 56);
-  const std::uint64_t n_v = load_u64(data + 64);
-  const std::uint64_t n_l = load_u64(data + 72);
-  const std::uint64_t n_d = load_u64(data + 80);
+  h.epoch = load_u32(data + 20);
+  h.range = load_u32(data + 24);
+  h.subject = load_u32(data + 28);
+  h.request_id = load_u64(data + 32);
+  h.seq = load_u64(data + 40);
+  h.clock = static_cast<std::int64_t>(load_u64(data + 48));
+  h.version = static_cast<std::int64_t>(load_u64(data + 56));
+  h.time_us = static_cast<std::int64_t>(load_u64(data + 64));
+  h.loss = std::bit_cast<float>(load_u32(data + 72));
+  const std::uint64_t n_k = load_u64(data + 80);
+  const std::uint64_t n_v = load_u64(data + 88);
+  const std::uint64_t n_l = load_u64(data + 96);
+  const std::uint64_t n_d = load_u64(data + 104);
 
   // Validate every count against the bytes actually present before allocating anything.
   if (mode == kNoKeys && n_k != 0) {

@@ -6,25 +6,31 @@
 //   4      1    format version (kWireVersion)
 //   5      1    type (MsgType)
 //   6      1    key mode: 0 = no keys, 1 = explicit sorted list, 2 = contiguous range
-//   7      1    reserved, 0
+//   7      1    op (ReplicaOp; 0 unless type is kReplicate)
 //   8      4    flags
 //   12     4    sender
 //   16     4    receiver
-//   20     8    request_id
-//   28     4    epoch
-//   32     4    shard
-//   36     8    clock (int64)
-//   44     8    version (int64)
-//   52     4    loss (float32)
-//   56     8    number of keys n_k
-//   64     8    number of values n_v (stored plus virtual)
-//   72     8    number of lengths n_l (0 or n_k)
-//   80     8    number of data bytes n_d
-//   88     ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
+//   20     4    epoch
+//   24     4    range
+//   28     4    subject
+//   32     8    request_id
+//   40     8    seq
+//   48     8    clock (int64)
+//   56     8    version (int64)
+//   64     8    time_us (int64)
+//   72     4    loss (float32)
+//   76     4    reserved, 0
+//   80     8    number of keys n_k
+//   88     8    number of values n_v (stored plus virtual)
+//   96     8    number of lengths n_l (0 or n_k)
+//   104    8    number of data bytes n_d
+//   112    ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
 //   ..     ..   values: n_v x float32
 //   ..     ..   lengths: n_l x u32
 //   ..     ..   data: n_d bytes
 //   end-4  4    CRC-32 (zlib) of every preceding byte
+// Version 1 (pstwin 0.1) had an 88-byte header whose `shard` field is now `range`, with no seq,
+// subject, op or time_us; it is refused with a message naming both versions.
 #pragma once
 
 #include <cstddef>
@@ -35,9 +41,9 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 1;
+inline constexpr std::uint8_t kWireVersion = 2;
 /// Size of the fixed part, before the keys.
-inline constexpr std::size_t kWireHeaderBytes = 88;
+inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).
 inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 
@@ -56,7 +62,7 @@ std::size_t encoded_size(const Message& msg);
 
 /// Decodes one message from data[0..size). Never trusts a size read from the wire: throws
 /// ProtocolError naming the problem when the input is truncated, has trailing bytes, a bad magic,
-/// version, type, key mode or checksum, unsorted keys, counts that do not fit in `size`, or when
+/// version, type, key mode, replicated operation or checksum, a nonzero reserved field, unsorted keys, counts that do not fit in `size`, or when
 /// size exceeds max_bytes. Virtual values decode as stored zeros.
 Message decode(const std::uint8_t* data, std::size_t size,
                std::size_t max_bytes = kDefaultMaxMessageBytes);

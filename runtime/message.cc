@@ -1,4 +1,4 @@
-// Message type names, for logs and errors.
+// Message type and replicated operation names, for logs and errors.
 #include "runtime/message.h"
 
 namespace pstwin {
@@ -25,6 +25,17 @@ std::string_view msg_type_name(MsgType t) {
     case MsgType::kCheckpointDone: return "checkpoint-done";
   }
   // A MsgType built from an unchecked byte can hold any value; the switch covers the named ones.
+  return "unknown";
+}
+
+std::string_view replica_op_name(ReplicaOp op) {
+  switch (op) {
+    case ReplicaOp::kNone: return "none";
+    case ReplicaOp::kPush: return "push";
+    case ReplicaOp::kWorkerDead: return "worker-dead";
+    case ReplicaOp::kWorkerRejoin: return "worker-rejoin";
+    case ReplicaOp::kSnapshotTaken: return "snapshot-taken";
+  }
   return "unknown";
 }
 

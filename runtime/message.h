@@ -17,19 +17,20 @@ using Key = std::uint64_t;
 
 /// What a message asks for or carries. Values are part of the wire format: never renumber.
 enum class MsgType : std::uint8_t {
-  kStart = 1,       ///< scheduler -> node: begin. To server i: keys {first key}, lengths {range
-                    ///< size}, values = initial parameters. To a worker: keys 0..S-1, lengths =
-                    ///< each server's range size (ranges are contiguous, in server order)
-  kPull = 2,        ///< worker -> server: send me your shard's parameters for `clock`
-  kPullReply = 3,   ///< server -> worker: keys and values; `version` = server clock served
+  kStart = 1,       ///< scheduler -> node: begin. To a server, once per key range it holds:
+                    ///< `range`, keys {first key}, lengths {range size}, values = initial
+                    ///< parameters (or a checkpoint's state: runtime/roles/shard_state.h). To a
+                    ///< worker: keys 0..R-1 (range indices), lengths = each range's size in keys
+  kPull = 2,        ///< worker -> server: send me key range `range`'s parameters for `clock`
+  kPullReply = 3,   ///< server -> worker: keys and values; `version` = the range's clock served
   kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
-  kSnapshot = 5,    ///< server -> scheduler: the shard's parameters (values, whole shard) at
-                    ///< shard clock `clock`, and the staleness histogram of the gradients applied
-                    ///< since its previous snapshot: keys = staleness values, lengths = counts;
-                    ///< request_id = the server's Env::now() in microseconds when taken
-  kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations (or stopped: flags)
+  kSnapshot = 5,    ///< server -> scheduler: key range `range`'s parameters (values, whole range)
+                    ///< at the range's clock `clock`, and the staleness histogram of the
+                    ///< gradients applied since its previous snapshot: keys = staleness values,
+                    ///< lengths = counts; time_us = when it was taken
+  kWorkerDone = 6,  ///< worker -> scheduler: finished all its iterations, or stopped when told
   kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot,
-                    ///< after every worker's last push unless flagged kDiverged (an abort)
+                    ///< after every worker's last push unless flagged kStopNow
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
   kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
   kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id]}
@@ -37,17 +38,18 @@ enum class MsgType : std::uint8_t {
   kHeartbeat = 11,    ///< node's environment -> scheduler: this node lives; payload-free
   kMembership = 12,   ///< scheduler -> node: routing epoch, replicas of each key range and dead
                       ///< workers; data = JSON (Membership); header.epoch = the epoch
-  kReplicate = 13,    ///< primary -> backup: one operation of a key range's log, in log order;
-                      ///< request_id = log sequence number, data = JSON {"op", "worker", ...},
-                      ///< and for a push op the worker's push (flags, clock, version, keys, values)
-  kReplicaAck = 14,   ///< backup -> primary: applied the range's log up to request_id;
-                      ///< primary -> scheduler: backup node `version` now holds range `shard`
+  kReplicate = 13,    ///< primary -> backup: operation `op` of key range `range`'s log, number
+                      ///< `seq`, about worker node `subject`. A kPush op carries the worker's push
+                      ///< as it arrived (flags, request_id, clock, version, loss, keys, values);
+                      ///< kWorkerRejoin carries the rejoin clock in `clock`
+  kReplicaAck = 14,   ///< backup -> primary: applied range `range`'s log up to `seq`;
+                      ///< primary -> scheduler: backup `subject` now holds range `range`
                       ///< (it acknowledged the range's state)
-  kShardState = 15,   ///< primary -> backup: a key range's whole state (params, optimizer state,
-                      ///< consistency state, buffered gradients), at log sequence request_id
+  kShardState = 15,   ///< primary -> backup: key range `range`'s whole state (params, optimizer
+                      ///< state, consistency state, buffered gradients) at log sequence `seq`
   kPushAck = 16,      ///< server -> worker: the push `request_id` is applied on every live replica
   kRejoin = 17,       ///< restarted node -> scheduler: take me back (data = JSON {"role", "index"})
-  kCheckpointDone = 18,  ///< server -> scheduler: range `shard`'s checkpoint of `clock` is stored
+  kCheckpointDone = 18,  ///< server -> scheduler: range `range`'s checkpoint of `clock` is stored
 };
 
 /// Largest valid MsgType value, for decoders.
@@ -56,6 +58,23 @@ inline constexpr std::uint8_t kMaxMsgType = 18;
 /// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
 std::string_view msg_type_name(MsgType t);
 
+/// The operation a kReplicate message carries: one entry of a key range's replication log, which
+/// every backup replays in order (docs/DESIGN.md, "Replication and failover"). Values are part
+/// of the wire format: never renumber.
+enum class ReplicaOp : std::uint8_t {
+  kNone = 0,          ///< not a kReplicate message
+  kPush = 1,          ///< apply worker `subject`'s push
+  kWorkerDead = 2,    ///< worker `subject` left: it no longer counts in barriers
+  kWorkerRejoin = 3,  ///< worker `subject` counts again from clock `clock`
+  kSnapshotTaken = 4, ///< the primary reported the staleness histogram: drop it here too
+};
+
+/// Largest valid ReplicaOp value, for decoders.
+inline constexpr std::uint8_t kMaxReplicaOp = 4;
+
+/// Name of a replicated operation, for logs and errors ("push", "worker-dead", ...).
+std::string_view replica_op_name(ReplicaOp op);
+
 /// Flag bits in MessageHeader::flags.
 namespace msg_flags {
 /// On kPush: after applying, also answer a pull for clock+1 (saves one request per iteration,
@@ -63,11 +82,10 @@ namespace msg_flags {
 inline constexpr std::uint32_t kPullAfter = 1u << 0;
 /// On kSnapshot: this is the final snapshot, sent in answer to kStop.
 inline constexpr std::uint32_t kFinal = 1u << 1;
-/// On kWorkerDone / kAbort: the worker stopped because training diverged (NaN or inf loss).
-/// On kStop: stop at once (an abort), without waiting for pushes in flight.
+/// On kAbort: the worker stopped because training diverged (NaN or inf loss).
 inline constexpr std::uint32_t kDiverged = 1u << 2;
-/// The payload covers a shard's whole key range in key order, so keys are omitted (dense models).
-inline constexpr std::uint32_t kWholeShard = 1u << 3;
+/// The payload covers the whole key range `range` in key order, so keys are omitted (dense models).
+inline constexpr std::uint32_t kWholeRange = 1u << 3;
 /// On kPull, kPullReply and kPush of a sparse model (Model::sparse()): the message is about an
 /// explicit subset of the shard's keys. kPull: `keys` lists the keys wanted (sorted, possibly
 /// none: the pull still waits for the consistency model). kPullReply: `values` holds the values
@@ -80,19 +98,28 @@ inline constexpr std::uint32_t kAckRequested = 1u << 5;
 /// clock (answered by a kPullReply without values, version = the range's clock); with clock c >= 0,
 /// count the worker again from clock c on (ConsistencyController::rejoin) and answer as a pull of c.
 inline constexpr std::uint32_t kRejoin = 1u << 6;
+/// On kStop: stop at once (an abort, or a node declared dead), without waiting for the pushes
+/// still in flight.
+inline constexpr std::uint32_t kStopNow = 1u << 7;
 }  // namespace msg_flags
 
-/// Fixed-size metadata of a message. Every field has a meaning for every type; unused ones are 0.
+/// Fixed-size metadata of a message. A field means the same thing in every message type that
+/// uses it; unused fields are 0.
 struct MessageHeader {
   MsgType type = MsgType::kPull;
-  std::uint32_t flags = 0;
+  std::uint32_t flags = 0;       ///< msg_flags bits
   NodeId sender = 0;
   NodeId receiver = 0;
-  std::uint64_t request_id = 0;  ///< sender-chosen, echoed in replies
-  std::uint32_t epoch = 0;       ///< membership epoch (bumped on failover)
-  std::uint32_t shard = 0;       ///< server index the payload belongs to
-  std::int64_t clock = 0;        ///< worker clock (push/pull) or global clock (snapshot)
-  std::int64_t version = 0;      ///< parameter version: server clock served / read
+  std::uint64_t request_id = 0;  ///< a worker's id for one push or pull, echoed by its reply
+                                 ///< (kPullReply, kPushAck) and kept when it is replicated
+  std::uint64_t seq = 0;         ///< position in a key range's replication log
+  std::uint32_t epoch = 0;       ///< membership epoch the sender routed by (bumped on failover)
+  std::uint32_t range = 0;       ///< key-range index the message is about (not a server index)
+  NodeId subject = 0;            ///< the node the message is about, when not the sender
+  ReplicaOp op = ReplicaOp::kNone;  ///< on kReplicate: the logged operation
+  std::int64_t clock = 0;        ///< worker clock (push/pull) or the range's clock (snapshot)
+  std::int64_t version = 0;      ///< parameter version: the range's clock served / read
+  std::int64_t time_us = 0;      ///< sender's Env::now() in microseconds when the content was taken
   float loss = 0.0f;             ///< on kPush: the mini-batch's mean training loss (informational)
 };
 

@@ -122,7 +122,7 @@ std::vector<std::uint8_t> poisoned_push(std::int64_t clock) {
   m.header.type = MsgType::kPush;
   m.header.sender = 3;
   m.header.clock = clock;
-  m.header.flags = msg_flags::kWholeShard;
+  m.header.flags = msg_flags::kWholeRange;
   m.values.assign(11, 1e30f);
   return encode(m);
 }

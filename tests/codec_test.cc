@@ -21,10 +21,14 @@ Message sample(MsgType type) {
   m.header.sender = 7;
   m.header.receiver = 0xfffffffeu;
   m.header.request_id = 0x0123456789abcdefULL;
+  m.header.seq = 0xfedcba9876543210ULL;
   m.header.epoch = 3;
-  m.header.shard = 5;
+  m.header.range = 5;
   m.header.clock = -42;
   m.header.version = std::numeric_limits<std::int64_t>::max();
+  m.header.subject = 0x0a0b0c0d;
+  m.header.time_us = -17;
+  m.header.op = type == MsgType::kReplicate ? ReplicaOp::kWorkerRejoin : ReplicaOp::kNone;
   m.header.loss = 0.625f;
   m.keys = {2, 5, 9, 1000};
   m.values = {1.5f, -2.0f, -0.0f, 3.25f, 1e-30f, std::numeric_limits<float>::quiet_NaN()};
@@ -39,8 +43,12 @@ void expect_same(const Message& a, const Message& b) {
   EXPECT_EQ(a.header.sender, b.header.sender);
   EXPECT_EQ(a.header.receiver, b.header.receiver);
   EXPECT_EQ(a.header.request_id, b.header.request_id);
+  EXPECT_EQ(a.header.seq, b.header.seq);
+  EXPECT_EQ(a.header.subject, b.header.subject);
+  EXPECT_EQ(a.header.op, b.header.op);
+  EXPECT_EQ(a.header.time_us, b.header.time_us);
   EXPECT_EQ(a.header.epoch, b.header.epoch);
-  EXPECT_EQ(a.header.shard, b.header.shard);
+  EXPECT_EQ(a.header.range, b.header.range);
   EXPECT_EQ(a.header.clock, b.header.clock);
   EXPECT_EQ(a.header.version, b.header.version);
   EXPECT_EQ(std::memcmp(&a.header.loss, &b.header.loss, sizeof(float)), 0);
@@ -120,13 +128,13 @@ TEST(Codec, WireLayoutIsLittleEndianAsDocumented) {
   EXPECT_EQ(b[6], 1) << "explicit keys";
   EXPECT_EQ(b[12], 0x01);
   EXPECT_EQ(b[15], 0x04);
-  EXPECT_EQ(b[36], 0x01);
-  EXPECT_EQ(b[43], 0x08);
-  EXPECT_EQ(b[56], 2);  // n_k
-  EXPECT_EQ(b[64], 2);  // n_v
-  EXPECT_EQ(b[80], 0);  // n_d
-  EXPECT_EQ(b[88], 3);  // first key
-  EXPECT_EQ(b[96], 8);  // second key
+  EXPECT_EQ(b[48], 0x01);  // clock
+  EXPECT_EQ(b[55], 0x08);
+  EXPECT_EQ(b[80], 2);  // n_k
+  EXPECT_EQ(b[88], 2);  // n_v
+  EXPECT_EQ(b[104], 0);  // n_d
+  EXPECT_EQ(b[112], 3);  // first key
+  EXPECT_EQ(b[120], 8);  // second key
   EXPECT_EQ(b.size(), kWireHeaderBytes + 2 * 8 + 2 * 4 + 4);
 }
 
@@ -183,6 +191,7 @@ TEST(Codec, EncodedSizeMatchesEncodeOnRandomMessages) {
   for (int iter = 0; iter < 2000; ++iter) {
     Message m;
     m.header.type = static_cast<MsgType>(1 + rng() % kMaxMsgType);
+    if (m.header.type == MsgType::kReplicate) m.header.op = ReplicaOp::kPush;  // required there
     m.header.clock = static_cast<std::int64_t>(rng());
     const std::size_t n = rng() % 40;
     Key k = rng() % 3 == 0 ? rng() : rng() % 100;
@@ -262,18 +271,18 @@ TEST(Codec, BadChecksumIsNamed) {
 
 TEST(Codec, HugeValueCountIsRejectedWithoutAllocating) {
   std::vector<std::uint8_t> b = encode(sample(MsgType::kPush));
-  put_u64(b, 64, std::uint64_t{1} << 60);
+  put_u64(b, 88, std::uint64_t{1} << 60);
   fix_crc(b);
   expect_rejected(b, "truncated: header says 1152921504606846976 values");
-  put_u64(b, 64, std::numeric_limits<std::uint64_t>::max());  // 4 * n_v would wrap
+  put_u64(b, 88, std::numeric_limits<std::uint64_t>::max());  // 4 * n_v would wrap
   fix_crc(b);
   expect_rejected(b, "values");
 }
 
 TEST(Codec, HugeKeyAndLengthCountsAreRejected) {
   std::vector<std::uint8_t> b = encode(sample(MsgType::kPush));
-  put_u64(b, 56, std::uint64_t{1} << 61);  // 8 * n_k would wrap
-  put_u64(b, 72, 0);
+  put_u64(b, 80, std::uint64_t{1} << 61);  // 8 * n_k would wrap
+  put_u64(b, 96, 0);
   fix_crc(b);
   expect_rejected(b, "keys");
 }
@@ -284,7 +293,7 @@ TEST(Codec, HugeKeyRangeIsRejectedWithoutAllocating) {
   m.keys = {0, 1, 2};
   std::vector<std::uint8_t> b = encode(m);
   ASSERT_EQ(b[6], 2);
-  put_u64(b, 56, std::uint64_t{1} << 60);
+  put_u64(b, 80, std::uint64_t{1} << 60);
   fix_crc(b);
   expect_rejected(b, "key range");
 }
@@ -295,7 +304,7 @@ TEST(Codec, KeyRangeOverflowIsRejected) {
   m.keys = {std::numeric_limits<Key>::max() - 1, std::numeric_limits<Key>::max()};
   std::vector<std::uint8_t> b = encode(m);
   ASSERT_EQ(b[6], 2);
-  put_u64(b, 56, 3);  // max-1, max, and one past 2^64-1
+  put_u64(b, 80, 3);  // max-1, max, and one past 2^64-1
   fix_crc(b);
   expect_rejected(b, "overflows");
 }
@@ -323,26 +332,56 @@ TEST(Codec, HeaderFieldsAreValidated) {
   expect_rejected(with(5, 0), "type 0");
   expect_rejected(with(5, kMaxMsgType + 1), "type");
   expect_rejected(with(6, 3), "key mode");
-  expect_rejected(with(7, 1), "reserved");
+  expect_rejected(with(7, 1), "replicated operation push on a message that is not a replicate");
+  expect_rejected(with(76, 1), "reserved");
+
+  const std::vector<std::uint8_t> replicate = encode(sample(MsgType::kReplicate));
+  std::vector<std::uint8_t> b = replicate;
+  b[7] = 0;
+  fix_crc(b);
+  expect_rejected(b, "no replicated operation");
+  b[7] = kMaxReplicaOp + 1;
+  fix_crc(b);
+  expect_rejected(b, "unknown replicated operation");
+}
+
+TEST(Codec, VersionOneMessagesAreRefusedByName) {
+  std::vector<std::uint8_t> b = encode(sample(MsgType::kPull));
+  b[4] = 1;
+  fix_crc(b);
+  expect_rejected(b, "unknown format version 1 (this build reads 2)");
+  // A payload-free version-1 message (92 bytes) is shorter than this version's minimum.
+  b.resize(92);
+  expect_rejected(b, "unknown format version 1 (this build reads 2)");
+}
+
+TEST(Codec, EncodeRefusesAnOperationOutsideReplicate) {
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.header.op = ReplicaOp::kPush;
+  EXPECT_THROW(encode(m), ProtocolError);
+  m.header.type = MsgType::kReplicate;
+  m.header.op = ReplicaOp::kNone;
+  EXPECT_THROW(encoded_size(m), ProtocolError);
 }
 
 TEST(Codec, CountsMustAgreeWithKeyMode) {
   Message empty;
   empty.header.type = MsgType::kPull;
   std::vector<std::uint8_t> b = encode(empty);
-  put_u64(b, 56, 1);  // mode 0 with one key
+  put_u64(b, 80, 1);  // mode 0 with one key
   fix_crc(b);
   expect_rejected(b, "key mode 0");
 
   b = encode(sample(MsgType::kPush));  // 4 keys, 4 lengths
-  put_u64(b, 72, 3);
+  put_u64(b, 96, 3);
   fix_crc(b);
   expect_rejected(b, "lengths");
 }
 
 TEST(Codec, HugeDataCountIsRejected) {
   std::vector<std::uint8_t> b = encode(sample(MsgType::kRegister));
-  put_u64(b, 80, std::uint64_t{1} << 62);
+  put_u64(b, 104, std::uint64_t{1} << 62);
   fix_crc(b);
   expect_rejected(b, "data bytes");
 }

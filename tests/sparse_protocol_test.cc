@@ -41,7 +41,7 @@ class ScriptedEnv : public Env {
       reply.header.type = MsgType::kPullReply;
       reply.header.flags = msg_flags::kKeyed;
       reply.header.sender = to;
-      reply.header.shard = msg.header.shard;  // the key range asked about
+      reply.header.range = msg.header.range;  // the key range asked about
       reply.header.clock = msg.header.clock;
       for (Key k : msg.keys)
         reply.values.insert(reply.values.end(), table_.begin() + static_cast<long>(k * width_),
@@ -138,7 +138,7 @@ TEST(SparseProtocol, WorkerPullsAndPushesOnlyTheKeysItsBatchTouches) {
     const Message& m = env.sent[i];
     if (m.header.type != MsgType::kPull && m.header.type != MsgType::kPush) continue;
     ASSERT_TRUE(m.header.flags & msg_flags::kKeyed);
-    EXPECT_FALSE(m.header.flags & msg_flags::kWholeShard);
+    EXPECT_FALSE(m.header.flags & msg_flags::kWholeRange);
     const std::uint32_t s = f.spec.layout.server_index(m.header.receiver);
     EXPECT_TRUE(std::is_sorted(m.keys.begin(), m.keys.end()));
     for (Key key : m.keys) {
@@ -169,7 +169,7 @@ Message keyed(MsgType type, NodeId from, std::int64_t clock, std::vector<Key> ke
   m.header.type = type;
   m.header.flags = msg_flags::kKeyed;
   m.header.sender = from;
-  m.header.shard = 1;  // the key range of server 1, the one run_server runs
+  m.header.range = 1;  // the key range of server 1, the one run_server runs
   m.header.clock = clock;
   m.keys = std::move(keys);
   m.values = std::move(values);
@@ -184,7 +184,7 @@ std::vector<Message> run_server(Fixture& f, ConsistencyMode mode, std::deque<Mes
   ScriptedEnv env(f.spec.layout.server(1), false, {}, 0);
   Message start;
   start.header.type = MsgType::kStart;
-  start.header.shard = 1;
+  start.header.range = 1;
   start.keys = {f.ranges[1].begin};
   start.lengths = {static_cast<std::uint32_t>(f.ranges[1].size())};
   start.values.assign(f.ranges[1].size() * 4, 1.0f);
@@ -192,7 +192,7 @@ std::vector<Message> run_server(Fixture& f, ConsistencyMode mode, std::deque<Mes
   for (auto& m : inbox) env.inbox.push_back(std::move(m));
   Message stop;
   stop.header.type = MsgType::kStop;
-  stop.header.flags = msg_flags::kDiverged;  // stop now: the script sends only a few clocks
+  stop.header.flags = msg_flags::kStopNow;  // the script sends only a few clocks
   env.inbox.push_back(stop);
   auto k = make_cpu_backend();
   Server(env, f.spec, 1, *k).run();
@@ -257,9 +257,9 @@ TEST(SparseProtocol, ServerRejectsKeysOutsideItsShardAndWholeShardPushes) {
   std::deque<Message> dense;
   Message m;
   m.header.type = MsgType::kPush;
-  m.header.flags = msg_flags::kWholeShard;
+  m.header.flags = msg_flags::kWholeRange;
   m.header.sender = w0;
-  m.header.shard = 1;
+  m.header.range = 1;
   m.values.assign(200, 0.0f);
   dense.push_back(m);
   EXPECT_THROW(run_server(f, ConsistencyMode::kAsp, dense), ProtocolError);

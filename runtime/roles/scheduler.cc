@@ -45,7 +45,7 @@ void Scheduler::start_job() {
     for (NodeId server : membership_.replicas[r]) {
       Message m;
       m.header.type = MsgType::kStart;
-      m.header.shard = r;
+      m.header.range = r;
       m.keys = {ranges_[r].begin};
       m.lengths = {static_cast<std::uint32_t>(ranges_[r].size())};
       if (spec_.resume) {
@@ -73,9 +73,9 @@ void Scheduler::start_job() {
 Message Scheduler::worker_start() const {
   Message m;
   m.header.type = MsgType::kStart;
-  for (std::uint32_t s = 0; s < spec_.layout.servers; ++s) {
-    m.keys.push_back(s);
-    m.lengths.push_back(static_cast<std::uint32_t>(ranges_[s].size()));
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    m.keys.push_back(r);
+    m.lengths.push_back(static_cast<std::uint32_t>(ranges_[r].size()));
   }
   return m;
 }
@@ -83,7 +83,7 @@ Message Scheduler::worker_start() const {
 void Scheduler::stop_now(NodeId node) {
   Message stop;
   stop.header.type = MsgType::kStop;
-  stop.header.flags = msg_flags::kDiverged;  // at once
+  stop.header.flags = msg_flags::kStopNow;
   env_.send(node, std::move(stop));
 }
 
@@ -175,8 +175,8 @@ void Scheduler::run() {
         break;
       case MsgType::kReplicaAck:
         // A primary confirms that a new backup holds its range.
-        if (m->header.shard < unsynced_.size())
-          std::erase(unsynced_[m->header.shard], static_cast<NodeId>(m->header.version));
+        if (m->header.range < unsynced_.size())
+          std::erase(unsynced_[m->header.range], m->header.subject);
         break;
       default:
         throw ProtocolError("scheduler: unexpected " +
@@ -195,7 +195,7 @@ void Scheduler::run() {
 
 void Scheduler::handle_final(const Message& m) {
   absorb_traffic_report(m);
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   if (r >= ranges_.size())
     throw ProtocolError("scheduler: final snapshot of unknown key range " + std::to_string(r));
   if (final_got_[r]) return;  // a promoted primary's second final
@@ -374,9 +374,9 @@ void Scheduler::handle_rejoin(const Message& m) {
 void Scheduler::handle_checkpoint_done(const Message& m) {
   auto& got = checkpoint_ranges_[m.header.clock];
   if (got.empty()) got.assign(ranges_.size(), false);
-  if (m.header.shard >= got.size())
-    throw ProtocolError("scheduler: checkpoint of unknown key range " + std::to_string(m.header.shard));
-  got[m.header.shard] = true;
+  if (m.header.range >= got.size())
+    throw ProtocolError("scheduler: checkpoint of unknown key range " + std::to_string(m.header.range));
+  got[m.header.range] = true;
   if (!std::all_of(got.begin(), got.end(), [](bool b) { return b; })) return;
   checkpoint_ranges_.erase(m.header.clock);
   if (CheckpointStore* store = env_.checkpoints())
@@ -395,7 +395,7 @@ void Scheduler::absorb_traffic_report(const Message& m) {
 }
 
 double Scheduler::snapshot_time(const Message& m) {
-  return static_cast<double>(m.header.request_id) * 1e-6;
+  return static_cast<double>(m.header.time_us) * 1e-6;
 }
 
 void Scheduler::absorb_staleness(const Message& m) {
@@ -409,7 +409,7 @@ void Scheduler::absorb_staleness(const Message& m) {
     applied += m.lengths[i];
   }
   // Every shard applies every gradient; shard 0's count is the job's count of updates.
-  if (m.header.shard == 0) env_.metrics().updates_applied(applied);
+  if (m.header.range == 0) env_.metrics().updates_applied(applied);
 }
 
 void Scheduler::handle_snapshot(const Message& m) {
@@ -417,13 +417,13 @@ void Scheduler::handle_snapshot(const Message& m) {
   if (clock <= last_eval_clock_) return;  // a promoted primary's repeat of an evaluated clock
   Assembly& a = assemblies_[clock];
   if (a.seen.empty()) a.seen.assign(ranges_.size(), false);
-  if (m.header.shard >= a.seen.size())
-    throw ProtocolError("scheduler: snapshot of unknown key range " + std::to_string(m.header.shard));
-  if (a.seen[m.header.shard]) return;
-  a.seen[m.header.shard] = true;
+  if (m.header.range >= a.seen.size())
+    throw ProtocolError("scheduler: snapshot of unknown key range " + std::to_string(m.header.range));
+  if (a.seen[m.header.range]) return;
+  a.seen[m.header.range] = true;
   if (!spec_.synthetic) {
     if (a.params.empty()) a.params.assign(spec_.num_parameters(), 0.0f);
-    const KeyRange& r = ranges_.at(m.header.shard);
+    const KeyRange& r = ranges_.at(m.header.range);
     const std::uint64_t w = spec_.values_per_key();
     if (m.values.size() != r.size() * w)
       throw ProtocolError("scheduler: snapshot size does not match its range");
@@ -477,7 +477,7 @@ void Scheduler::stop_server(NodeId node, bool immediate) {
   m.header.type = MsgType::kStop;
   // A normal stop lets each server first take the pushes still in flight to it; a stop for
   // divergence (or any abort) is immediate.
-  if (immediate) m.header.flags = msg_flags::kDiverged;
+  if (immediate) m.header.flags = msg_flags::kStopNow;
   env_.send(node, std::move(m));
 }
 

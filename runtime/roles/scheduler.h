@@ -63,7 +63,7 @@ class Scheduler {
   void start_job();
   /// A worker's kStart: every key range's size, in range order.
   Message worker_start() const;
-  /// Sends `node` a kStop that takes effect at once (msg_flags::kDiverged).
+  /// Sends `node` a kStop that takes effect at once (msg_flags::kStopNow).
   void stop_now(NodeId node);
   /// Adds a snapshot; returns true when the snapshot completed an assembly that was evaluated.
   void handle_snapshot(const Message& m);

@@ -72,7 +72,7 @@ bool Server::handle(Message m) {
     return false;
   }
   if (type == MsgType::kStop) {
-    const bool immediate = (m.header.flags & msg_flags::kDiverged) != 0;
+    const bool immediate = (m.header.flags & msg_flags::kStopNow) != 0;
     if (!started && !immediate) {
       held_.push_back(std::move(m));
       return false;
@@ -120,7 +120,7 @@ bool Server::handle(Message m) {
 }
 
 bool Server::routed_here(Message& m, bool as_primary) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   if (r >= ranges_.size())
     throw ProtocolError("server " + std::to_string(index_) + ": " +
                         std::string(msg_type_name(m.header.type)) + " for key range " +
@@ -137,7 +137,7 @@ bool Server::routed_here(Message& m, bool as_primary) {
 }
 
 void Server::handle_start(const Message& m) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   if (r >= ranges_.size() || !membership_.holds(env_.self(), r) || shards_.count(r))
     throw ProtocolError("server " + std::to_string(index_) + ": unexpected start for key range " +
                         std::to_string(r));
@@ -209,7 +209,7 @@ void Server::lead(std::uint32_t range, bool promoted) {
 void Server::send_state(std::uint32_t range, NodeId node) {
   Lead& l = leads_.at(range);
   Message state = shards_.at(range)->state_message();
-  state.header.request_id = l.seq;
+  state.header.seq = l.seq;
   state.header.epoch = membership_.epoch;
   l.acked[node] = 0;  // nothing counts as applied there until it acknowledges the state
   l.state_sent[node] = l.seq;
@@ -221,8 +221,8 @@ void Server::log_op(std::uint32_t range, Message op) {
   ++l.seq;
   if (l.acked.empty()) return;
   op.header.type = MsgType::kReplicate;
-  op.header.shard = range;
-  op.header.request_id = l.seq;
+  op.header.range = range;
+  op.header.seq = l.seq;
   op.header.epoch = membership_.epoch;
   std::size_t left = l.acked.size();
   for (const auto& [backup, acked] : l.acked) {
@@ -240,7 +240,7 @@ std::uint64_t Server::durable_seq(std::uint32_t range) const {
 }
 
 void Server::handle_push(Message m, std::uint32_t w) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   Shard& s = *shards_.at(r);
   const std::uint32_t flags = m.header.flags;
   const std::int64_t clock = m.header.clock;
@@ -258,7 +258,8 @@ void Server::handle_push(Message m, std::uint32_t w) {
     const bool replicated = !leads_.at(r).acked.empty();
     if (replicated) {
       op = m;
-      op.data = nlohmann::json{{"op", "push"}, {"worker", w}, {"request", request}, {"flags", flags}}.dump();
+      op.header.op = ReplicaOp::kPush;
+      op.header.subject = sender;
     }
     s.push(std::move(m), w);
     log_op(r, std::move(op));
@@ -278,7 +279,7 @@ void Server::handle_push(Message m, std::uint32_t w) {
 }
 
 void Server::handle_pull(const Message& m, std::uint32_t w) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   Shard& s = *shards_.at(r);
   const bool keyed = (m.header.flags & msg_flags::kKeyed) != 0;
   if (m.header.flags & msg_flags::kRejoin) {
@@ -291,7 +292,9 @@ void Server::handle_pull(const Message& m, std::uint32_t w) {
     membership_.dead_workers[w] = false;
     s.rejoin(w, m.header.clock);
     Message op;
-    op.data = nlohmann::json{{"op", "rejoin"}, {"worker", w}, {"clock", m.header.clock}}.dump();
+    op.header.op = ReplicaOp::kWorkerRejoin;
+    op.header.subject = m.header.sender;
+    op.header.clock = m.header.clock;
     log_op(r, std::move(op));
     env_.metrics().event(env_.now(), "worker_rejoined_range",
                          {{"range", r}, {"worker", w}, {"clock", m.header.clock}});
@@ -304,43 +307,42 @@ void Server::handle_pull(const Message& m, std::uint32_t w) {
 }
 
 void Server::handle_replicate(const Message& m) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   Shard& s = *shards_.at(r);
   std::uint64_t& applied = applied_seq_[r];
-  const std::uint64_t seq = m.header.request_id;
+  const std::uint64_t seq = m.header.seq;
   if (seq > applied + 1)
     throw ProtocolError("server " + std::to_string(index_) + ": replication log of key range " +
                         std::to_string(r) + " jumps from operation " + std::to_string(applied) +
                         " to " + std::to_string(seq));
   if (seq == applied + 1) {
-    std::string op;
-    std::uint32_t w = 0;
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(m.data);
-      op = j.at("op").get<std::string>();
-      if (op != "snapshot") w = j.at("worker").get<std::uint32_t>();
-    } catch (const nlohmann::json::exception& e) {
-      throw ProtocolError(std::string("server: bad replicated operation: ") + e.what());
-    }
-    if (op != "snapshot" && w >= spec_.layout.workers)
-      throw ProtocolError("server: replicated operation for unknown worker " + std::to_string(w));
-    if (op == "push") {
-      Message push = m;
-      push.header.type = MsgType::kPush;
-      push.header.request_id = j.value("request", std::uint64_t{0});
-      push.header.flags = j.value("flags", std::uint32_t{0});
-      push.header.sender = spec_.layout.worker(w);
-      push.data.clear();
-      s.push(std::move(push), w);
-    } else if (op == "live") {
-      s.set_live(w, j.value("live", true));
-    } else if (op == "rejoin") {
-      s.rejoin(w, j.value("clock", std::int64_t{0}));
-    } else if (op == "snapshot") {
-      (void)s.snapshot(false);  // the primary reported the histogram so far
-    } else {
-      throw ProtocolError("server: unknown replicated operation '" + op + "'");
+    const ReplicaOp op = m.header.op;
+    const NodeId worker = m.header.subject;
+    if (op != ReplicaOp::kSnapshotTaken && !spec_.layout.is_worker(worker))
+      throw ProtocolError("server: replicated " + std::string(replica_op_name(op)) +
+                          " for node " + std::to_string(worker) + ", which is not a worker");
+    const std::uint32_t w = op == ReplicaOp::kSnapshotTaken ? 0 : spec_.layout.worker_index(worker);
+    switch (op) {
+      case ReplicaOp::kPush: {
+        Message push = m;
+        push.header.type = MsgType::kPush;
+        push.header.op = ReplicaOp::kNone;
+        push.header.sender = worker;
+        s.push(std::move(push), w);
+        break;
+      }
+      case ReplicaOp::kWorkerDead:
+        s.set_live(w, false);
+        break;
+      case ReplicaOp::kWorkerRejoin:
+        s.rejoin(w, m.header.clock);
+        break;
+      case ReplicaOp::kSnapshotTaken:
+        (void)s.snapshot(false);  // the primary reported the histogram so far
+        break;
+      case ReplicaOp::kNone:
+        throw ProtocolError("server: replicate of key range " + std::to_string(r) +
+                            " without an operation");
     }
     applied = seq;
   }
@@ -348,7 +350,7 @@ void Server::handle_replicate(const Message& m) {
 }
 
 void Server::handle_state(const Message& m) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   auto& shard = shards_[r];
   if (!shard) {
     // A new backup: rebuilt from the primary's state.
@@ -359,34 +361,34 @@ void Server::handle_state(const Message& m) {
   }
   shard->set_reporting(false);
   shard->restore_state(m);
-  applied_seq_[r] = m.header.request_id;
-  acknowledge(r, m.header.sender, m.header.request_id);
+  applied_seq_[r] = m.header.seq;
+  acknowledge(r, m.header.sender, m.header.seq);
 }
 
 void Server::acknowledge(std::uint32_t range, NodeId primary, std::uint64_t seq) {
   Message ack;
   ack.header.type = MsgType::kReplicaAck;
-  ack.header.shard = range;
-  ack.header.request_id = seq;
+  ack.header.range = range;
+  ack.header.seq = seq;
   ack.header.epoch = membership_.epoch;
   env_.send(primary, std::move(ack));
 }
 
 void Server::handle_ack(const Message& m) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   if (!leads(r)) return;  // from before this server lost or gave up the range
   Lead& l = leads_.at(r);
   auto it = l.acked.find(m.header.sender);
   if (it == l.acked.end()) return;  // a backup that has since left the range
-  it->second = std::max(it->second, m.header.request_id);
+  it->second = std::max(it->second, m.header.seq);
   const auto sent = l.state_sent.find(m.header.sender);
-  if (sent != l.state_sent.end() && m.header.request_id >= sent->second) {
+  if (sent != l.state_sent.end() && m.header.seq >= sent->second) {
     // The backup holds the range now: the scheduler may promote it from here on.
     l.state_sent.erase(sent);
     Message synced;
     synced.header.type = MsgType::kReplicaAck;
-    synced.header.shard = r;
-    synced.header.version = m.header.sender;
+    synced.header.range = r;
+    synced.header.subject = m.header.sender;
     synced.header.epoch = membership_.epoch;
     env_.send(JobLayout::scheduler(), std::move(synced));
   }
@@ -433,7 +435,8 @@ void Server::handle_membership(const Message& m) {
       (void)l;
       shards_.at(r)->set_live(w, false);
       Message op;
-      op.data = nlohmann::json{{"op", "live"}, {"worker", w}, {"live", false}}.dump();
+      op.header.op = ReplicaOp::kWorkerDead;
+      op.header.subject = spec_.layout.worker(w);
       log_op(r, std::move(op));
     }
   }
@@ -476,14 +479,14 @@ void Server::answer(const PendingPull& p) {
       break;
     case PendingPull::Kind::kAck:
       reply.header.type = MsgType::kPushAck;
-      reply.header.shard = p.range;
+      reply.header.range = p.range;
       reply.header.clock = p.clock;
       reply.header.request_id = p.request_id;
       break;
     case PendingPull::Kind::kClockProbe:
       reply.header.type = MsgType::kPullReply;
       reply.header.flags = msg_flags::kRejoin;
-      reply.header.shard = p.range;
+      reply.header.range = p.range;
       reply.header.clock = -1;
       reply.header.version = s.clock();
       reply.header.request_id = p.request_id;
@@ -535,7 +538,7 @@ void Server::maybe_snapshot(std::uint32_t range) {
   env_.send(JobLayout::scheduler(), std::move(snap));
   if (!l.acked.empty()) {
     Message op;  // backups drop the histogram just reported, at the same point of the log
-    op.data = nlohmann::json{{"op", "snapshot"}}.dump();
+    op.header.op = ReplicaOp::kSnapshotTaken;
     log_op(range, std::move(op));
   }
 }
@@ -565,7 +568,7 @@ void Server::maybe_checkpoint(std::uint32_t range) {
   store->store(c);
   Message done;
   done.header.type = MsgType::kCheckpointDone;
-  done.header.shard = range;
+  done.header.range = range;
   done.header.clock = clock;
   done.header.epoch = membership_.epoch;
   env_.send(JobLayout::scheduler(), std::move(done));

@@ -32,7 +32,7 @@ namespace pstwin {
 ///            kReplicaAck; kShardState -> the whole state replaces its own.
 ///         kMembership (newer epoch) -> new primaries send their state to every backup and
 ///            continue the log from it; dead workers are removed from barriers through the log.
-///         kStop -> once every live worker's last push is in (at once when flagged kDiverged),
+///         kStop -> once every live worker's last push is in (at once when flagged kStopNow),
 ///            a final kSnapshot per led range, then return.
 /// Replication is primary-backup (not chain): one hop from primary to every backup keeps the
 /// acknowledgement latency at one round trip whatever the replication factor, and a primary

@@ -224,9 +224,9 @@ Message Shard::pull_reply(bool keyed, const std::vector<std::uint32_t>& rows, st
                           std::uint64_t request_id) {
   Message reply;
   reply.header.type = MsgType::kPullReply;
-  reply.header.flags = keyed ? msg_flags::kKeyed : msg_flags::kWholeShard;
+  reply.header.flags = keyed ? msg_flags::kKeyed : msg_flags::kWholeRange;
   reply.header.request_id = request_id;
-  reply.header.shard = range_;
+  reply.header.range = range_;
   reply.header.clock = clock;
   reply.header.version = controller_.clock();
   if (synthetic_) {
@@ -247,13 +247,13 @@ Message Shard::pull_reply(bool keyed, const std::vector<std::uint32_t>& rows, st
 Message Shard::snapshot(bool final) {
   Message snap;
   snap.header.type = MsgType::kSnapshot;
-  snap.header.flags = msg_flags::kWholeShard | (final ? msg_flags::kFinal : 0u);
-  snap.header.shard = range_;
+  snap.header.flags = msg_flags::kWholeRange | (final ? msg_flags::kFinal : 0u);
+  snap.header.range = range_;
   snap.header.clock = controller_.clock();
   snap.header.version = controller_.clock();
   // When the range reached this clock: the evaluation's time, however late the scheduler gets
   // to it.
-  snap.header.request_id = static_cast<std::uint64_t>(std::max(0.0, env_.now()) * 1e6);
+  snap.header.time_us = static_cast<std::int64_t>(std::max(0.0, env_.now()) * 1e6);
   if (!synthetic_) snap.values = params_;
   // The scheduler turns these into the run's staleness and update counts, in every environment.
   for (std::size_t s = 0; s < staleness_counts_.size(); ++s) {
@@ -268,7 +268,7 @@ Message Shard::snapshot(bool final) {
 Message Shard::state_message() const {
   Message m;
   m.header.type = MsgType::kShardState;
-  m.header.shard = range_;
+  m.header.range = range_;
   m.header.clock = controller_.clock();
   const OptimizerState opt = optimizer_->state();
   const ConsistencyState cs = controller_.state();
@@ -298,8 +298,8 @@ Message Shard::state_message() const {
 }
 
 void Shard::restore_state(const Message& m) {
-  if (m.header.shard != range_)
-    throw ProtocolError(where() + ": state of key range " + std::to_string(m.header.shard));
+  if (m.header.range != range_)
+    throw ProtocolError(where() + ": state of key range " + std::to_string(m.header.range));
   try {
     const auto j = nlohmann::json::parse(m.data);
     const auto n_params = j.at("params").get<std::size_t>();

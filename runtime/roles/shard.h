@@ -69,7 +69,7 @@ class Shard {
   /// A kSnapshot of the range (see MsgType::kSnapshot); hands over the staleness histogram.
   Message snapshot(bool final);
 
-  /// The whole state as a kShardState message (header.shard = range, values = params, then the
+  /// The whole state as a kShardState message (header.range = range, values = params, then the
   /// optimizer's first and second state vectors, then buffered BSP gradients; data = JSON layout).
   Message state_message() const;
   /// Replaces this shard's state with a kShardState message's. Throws ProtocolError when it does

@@ -22,7 +22,7 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       open_pull_(spec.layout.servers) {}
 
 void Worker::send_to_range(Message m) {
-  const std::uint32_t r = m.header.shard;
+  const std::uint32_t r = m.header.range;
   m.header.epoch = membership_.epoch;
   if (spec_.fault.enabled) {
     // Kept until acknowledged, to be resent if the range's primary changes.
@@ -77,7 +77,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
     Message probe;
     probe.header.type = MsgType::kPull;
     probe.header.flags = msg_flags::kRejoin;
-    probe.header.shard = r;
+    probe.header.range = r;
     probe.header.clock = -1;
     probe.header.request_id = next_request_++;
     send_to_range(std::move(probe));
@@ -96,7 +96,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
       handle_membership(*m);
       continue;
     }
-    const std::uint32_t r = m->header.shard;
+    const std::uint32_t r = m->header.range;
     if (m->header.type != MsgType::kPullReply || !(m->header.flags & msg_flags::kRejoin) ||
         r >= ranges_.size() || got[r])
       continue;  // a late reply of this node's former life
@@ -123,7 +123,7 @@ bool Worker::await_acks() {
       handle_membership(*m);
       continue;
     }
-    const std::uint32_t r = m->header.shard;
+    const std::uint32_t r = m->header.range;
     if (m->header.type != MsgType::kPushAck || r >= unacked_push_.size() || !unacked_push_[r] ||
         unacked_push_[r]->header.request_id != m->header.request_id)
       continue;  // a duplicate or late reply
@@ -231,12 +231,12 @@ bool Worker::await_start() {
 }
 
 void Worker::send_pulls(std::int64_t clock) {
-  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
-    if (ranges_[s].size() == 0) continue;
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    if (ranges_[r].size() == 0) continue;
     Message pull;
     pull.header.type = MsgType::kPull;
     pull.header.flags = rejoining_ ? msg_flags::kRejoin : 0u;
-    pull.header.shard = s;
+    pull.header.range = r;
     pull.header.clock = clock;
     pull.header.request_id = next_request_++;
     send_to_range(std::move(pull));
@@ -244,16 +244,16 @@ void Worker::send_pulls(std::int64_t clock) {
 }
 
 void Worker::send_keyed_pulls(const KeyedBatch& b, std::int64_t clock) {
-  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
-    if (ranges_[s].size() == 0) continue;
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    if (ranges_[r].size() == 0) continue;
     Message pull;
     pull.header.type = MsgType::kPull;
     pull.header.flags = msg_flags::kKeyed | (rejoining_ ? msg_flags::kRejoin : 0u);
-    pull.header.shard = s;
+    pull.header.range = r;
     pull.header.clock = clock;
     pull.header.request_id = next_request_++;
-    pull.keys.assign(b.keys.begin() + static_cast<long>(b.server_begin[s]),
-                     b.keys.begin() + static_cast<long>(b.server_begin[s + 1]));
+    pull.keys.assign(b.keys.begin() + static_cast<long>(b.range_begin[r]),
+                     b.keys.begin() + static_cast<long>(b.range_begin[r + 1]));
     send_to_range(std::move(pull));
   }
 }
@@ -282,7 +282,7 @@ bool Worker::await_parameters(std::int64_t clock) {
       handle_membership(*m);
       continue;
     }
-    const std::uint32_t r = m->header.shard;
+    const std::uint32_t r = m->header.range;
     if (!spec_.layout.is_server(m->header.sender) || r >= ranges_.size() ||
         (type != MsgType::kPullReply && type != MsgType::kPushAck))
       throw ProtocolError("worker " + std::to_string(index_) + ": unexpected " +
@@ -302,8 +302,8 @@ bool Worker::await_parameters(std::int64_t clock) {
     const KeyRange& kr = ranges_.at(r);
     if (!spec_.synthetic) {
       // Dense: the whole range lands at its place; sparse: this range's keys of the batch.
-      const std::size_t first = sparse ? batch_.server_begin[r] : kr.begin;
-      const std::size_t keys = sparse ? batch_.server_begin[r + 1] - first : kr.size();
+      const std::size_t first = sparse ? batch_.range_begin[r] : kr.begin;
+      const std::size_t keys = sparse ? batch_.range_begin[r + 1] - first : kr.size();
       if (m->values.size() != keys * width || sparse != ((m->header.flags & msg_flags::kKeyed) != 0))
         throw ProtocolError("worker " + std::to_string(index_) + ": pull reply with " +
                             std::to_string(m->values.size()) + " values for " +
@@ -341,11 +341,11 @@ Worker::KeyedBatch Worker::next_keyed_batch() {
   KeyedBatch b;
   b.rows = next_batch();
   b.keys = spec_.model->batch_keys(*spec_.train, RowSelection{b.rows.data(), b.rows.size()});
-  b.server_begin.resize(ranges_.size() + 1);
-  for (std::size_t s = 0; s < ranges_.size(); ++s)
-    b.server_begin[s] = static_cast<std::size_t>(
-        std::lower_bound(b.keys.begin(), b.keys.end(), ranges_[s].begin) - b.keys.begin());
-  b.server_begin[ranges_.size()] = b.keys.size();
+  b.range_begin.resize(ranges_.size() + 1);
+  for (std::size_t r = 0; r < ranges_.size(); ++r)
+    b.range_begin[r] = static_cast<std::size_t>(
+        std::lower_bound(b.keys.begin(), b.keys.end(), ranges_[r].begin) - b.keys.begin());
+  b.range_begin[ranges_.size()] = b.keys.size();
   return b;
 }
 
@@ -375,13 +375,13 @@ double Worker::compute_gradient() {
 }
 
 void Worker::push(std::int64_t clock, double loss, bool pull_after) {
-  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
-    const KeyRange& r = ranges_[s];
-    if (r.size() == 0) continue;
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    const KeyRange& keys = ranges_[r];
+    if (keys.size() == 0) continue;
     Message m;
     m.header.type = MsgType::kPush;
-    m.header.flags = msg_flags::kWholeShard | (pull_after ? msg_flags::kPullAfter : 0u);
-    m.header.shard = s;
+    m.header.flags = msg_flags::kWholeRange | (pull_after ? msg_flags::kPullAfter : 0u);
+    m.header.range = r;
     m.header.clock = clock;
     m.header.version = read_version_;
     m.header.loss = static_cast<float>(loss);
@@ -389,23 +389,23 @@ void Worker::push(std::int64_t clock, double loss, bool pull_after) {
     // The last push of a fault-tolerant job is acknowledged on its own (no pull follows it).
     if (!pull_after && spec_.fault.enabled) m.header.flags |= msg_flags::kAckRequested;
     if (spec_.synthetic)
-      m.virtual_values = r.size();
+      m.virtual_values = keys.size();
     else
-      m.values.assign(grad_.begin() + static_cast<long>(r.begin),
-                      grad_.begin() + static_cast<long>(r.end));
+      m.values.assign(grad_.begin() + static_cast<long>(keys.begin),
+                      grad_.begin() + static_cast<long>(keys.end));
     send_to_range(std::move(m));
   }
 }
 
 void Worker::push_keyed(std::int64_t clock, double loss) {
   const std::size_t width = spec_.values_per_key();
-  for (std::uint32_t s = 0; s < ranges_.size(); ++s) {
-    if (ranges_[s].size() == 0) continue;
-    const std::size_t first = batch_.server_begin[s], last = batch_.server_begin[s + 1];
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
+    if (ranges_[r].size() == 0) continue;
+    const std::size_t first = batch_.range_begin[r], last = batch_.range_begin[r + 1];
     Message m;
     m.header.type = MsgType::kPush;
     m.header.flags = msg_flags::kKeyed;
-    m.header.shard = s;
+    m.header.range = r;
     m.header.clock = clock;
     m.header.version = read_version_;
     m.header.loss = static_cast<float>(loss);

@@ -54,12 +54,12 @@ class Worker {
   void run();
 
  private:
-  /// A sparse model's mini-batch: its rows, their sorted unique keys, and where each server's
-  /// keys start in `keys` (server_begin[s] .. server_begin[s+1]).
+  /// A sparse model's mini-batch: its rows, their sorted unique keys, and where each key range's
+  /// keys start in `keys` (range r's are range_begin[r] .. range_begin[r+1]).
   struct KeyedBatch {
     std::vector<std::uint32_t> rows;
     std::vector<Key> keys;
-    std::vector<std::size_t> server_begin;
+    std::vector<std::size_t> range_begin;
   };
 
   /// Waits for the start message; false if kStop came first.
@@ -70,7 +70,7 @@ class Worker {
   /// The next message, within the stall timeout. With fault tolerance, a long silence (four
   /// heartbeat timeouts, doubling after each) resends every unacknowledged push and open pull.
   std::optional<Message> receive();
-  /// Sends `m` to the primary of range m.header.shard, stamped with the current epoch.
+  /// Sends `m` to the primary of range m.header.range, stamped with the current epoch.
   void send_to_range(Message m);
   /// A newer membership: resend what the ranges that moved have not acknowledged.
   void handle_membership(const Message& m);
