@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "runtime/net/curve_keys.h"
+#include "net/curve_keys.h"
 
 namespace pstwin::cli {
 

@@ -15,9 +15,9 @@
 #include "cli/hostfile.h"
 #include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
-#include "runtime/net/curve_keys.h"
+#include "net/curve_keys.h"
+#include "net/real_job.h"
 #include "runtime/checkpoint/resume.h"
-#include "runtime/net/real_job.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
 

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "cli/device_option.h"
 #include "cli/scenario_options.h"
-#include "runtime/net/curve_keys.h"
-#include "runtime/net/real_job.h"
+#include "net/curve_keys.h"
+#include "net/real_job.h"
 
 namespace po = boost::program_options;
 

@@ -1,6 +1,6 @@
 // The choice point between the CPU and CUDA backends (DESIGN.md, rule 3): the one place outside
 // kernels/cuda/ that knows CUDA may be there. Roles never call this; the environments that run
-// them (runtime/net/real_job.cc, sim/simulation.cc) do, with the user's --device.
+// them (net/real_job.cc, sim/simulation.cc) do, with the user's --device.
 #pragma once
 
 #include <memory>

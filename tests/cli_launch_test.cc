@@ -9,8 +9,8 @@
 
 #include <zmq.hpp>
 
+#include "net/curve_keys.h"
 #include "runtime/codec.h"
-#include "runtime/net/curve_keys.h"
 #include "tests/sim_test_support.h"
 
 namespace pstwin {

@@ -1,5 +1,5 @@
 // InprocNetwork and InprocEnv: the in-process transport.
-#include "runtime/net/inproc_env.h"
+#include "net/inproc_env.h"
 
 #include <gtest/gtest.h>
 

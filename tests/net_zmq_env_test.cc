@@ -1,5 +1,5 @@
 // ZmqEnv on loopback: rendezvous, wire safety against garbage, and CURVE membership.
-#include "runtime/net/zmq_env.h"
+#include "net/zmq_env.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/zmq_env.h"
 #include "runtime/job_setup.h"
-#include "runtime/net/zmq_env.h"
 #include "runtime/scenario/scenario.h"
 
 namespace pstwin::net {

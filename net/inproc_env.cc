@@ -1,4 +1,4 @@
-#include "runtime/net/inproc_env.h"
+#include "net/inproc_env.h"
 
 #include <stdexcept>
 #include <string>

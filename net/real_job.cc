@@ -1,4 +1,4 @@
-#include "runtime/net/real_job.h"
+#include "net/real_job.h"
 
 #include <chrono>
 #include <fstream>
@@ -10,12 +10,12 @@
 #include <thread>
 
 #include "kernels/select_backend.h"
+#include "net/heartbeat_thread.h"
+#include "net/inproc_env.h"
+#include "net/node_sinks.h"
 #include "runtime/checkpoint/dir_store.h"
 #include "runtime/checkpoint/resume.h"
 #include "runtime/codec.h"
-#include "runtime/net/heartbeat_thread.h"
-#include "runtime/net/inproc_env.h"
-#include "runtime/net/node_sinks.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
 #include "runtime/roles/scheduler.h"

@@ -1,4 +1,4 @@
-#include "runtime/net/zmq_env.h"
+#include "net/zmq_env.h"
 
 #include <iostream>
 #include <random>

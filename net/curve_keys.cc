@@ -1,4 +1,4 @@
-#include "runtime/net/curve_keys.h"
+#include "net/curve_keys.h"
 
 #include <sys/stat.h>
 #include <zmq.h>

@@ -1,4 +1,4 @@
-#include "runtime/net/node_sinks.h"
+#include "net/node_sinks.h"
 
 #include <iostream>
 

@@ -12,11 +12,11 @@
 
 #include <zmq.hpp>
 
+#include "net/curve_keys.h"
+#include "net/heartbeat_thread.h"
+#include "net/zap_authenticator.h"
 #include "runtime/codec.h"
 #include "runtime/env.h"
-#include "runtime/net/curve_keys.h"
-#include "runtime/net/heartbeat_thread.h"
-#include "runtime/net/zap_authenticator.h"
 
 namespace pstwin::net {
 

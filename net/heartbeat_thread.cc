@@ -1,4 +1,4 @@
-#include "runtime/net/heartbeat_thread.h"
+#include "net/heartbeat_thread.h"
 
 #include <chrono>
 #include <iostream>

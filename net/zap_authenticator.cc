@@ -1,4 +1,4 @@
-#include "runtime/net/zap_authenticator.h"
+#include "net/zap_authenticator.h"
 
 #include <iostream>
 #include <stdexcept>
