@@ -17,7 +17,7 @@
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/real_job.h"
-#include "runtime/checkpoint/resume.h"
+#include "runtime/job_resume.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
 

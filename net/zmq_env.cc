@@ -9,11 +9,11 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
-#include "runtime/roles/job.h"
 
 namespace pstwin::net {
 
 namespace {
+constexpr NodeId kScheduler = 0;  // a job's node numbering (runtime/message.h, NodeId)
 constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node's role
 
 int to_ms(double seconds) { return static_cast<int>(seconds * 1000.0); }
@@ -81,7 +81,7 @@ ZmqEnv::~ZmqEnv() { heartbeats_.reset(); }
 void ZmqEnv::abandon_unsent_to_peers() {
   // Half a second still lets a live peer take what is on its way; a dead one holds nothing up.
   for (auto& [id, socket] : peers_)
-    if (id != JobLayout::scheduler()) socket.set(zmq::sockopt::linger, 500);
+    if (id != kScheduler) socket.set(zmq::sockopt::linger, 500);
 }
 
 std::string ZmqEnv::advertised(const std::string& host) const {
@@ -132,11 +132,11 @@ std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double
 }
 
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s) {
-  self_ = 0;
+  self_ = kScheduler;
   const std::uint32_t nodes = 1 + servers + workers;
   std::vector<std::string> book(nodes);
   std::vector<std::string> identity_of(nodes);
-  book[0] = endpoint_;
+  book[kScheduler] = endpoint_;
   std::uint32_t next_server = 1, next_worker = 1 + servers;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
@@ -318,7 +318,7 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
     throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
   }
   if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
-  book[0] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
+  book[kScheduler] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
   became(id, std::move(book));
   start_ = std::chrono::steady_clock::now();  // the job's time 0 (see host_registration)
 }
@@ -366,7 +366,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     auto raw = receive_raw(left);
     if (!raw) return std::nullopt;
     const auto sender = parse_node_identity(raw->first);
-    if (self_ == 0 && !raw->first.empty() && raw->first[0] == 'r') {
+    if (self_ == kScheduler && !raw->first.empty() && raw->first[0] == 'r') {
       // A node registering after the job started: a restarted one, or one too many.
       try {
         const Message reg = decode(static_cast<const std::uint8_t*>(raw->second.data()),
@@ -413,7 +413,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
              "it claims to be node " + std::to_string(m.header.sender));
       continue;
     }
-    if (m.header.type == MsgType::kAddressBook && *sender == 0 && self_ != 0) {
+    if (m.header.type == MsgType::kAddressBook && *sender == kScheduler && self_ != kScheduler) {
       // The scheduler says where a restarted node now listens.
       try {
         const auto u = nlohmann::json::parse(m.data).at("update");
@@ -446,7 +446,7 @@ void ZmqEnv::start_heartbeats(double interval_s) {
   Message beat;
   beat.header.type = MsgType::kHeartbeat;
   beat.header.sender = self_;
-  beat.header.receiver = 0;
+  beat.header.receiver = kScheduler;
   const auto bytes = encode(beat);
   heartbeats_ = std::make_unique<HeartbeatThread>(interval_s, [socket, bytes] {
     socket->send(zmq::buffer(bytes), zmq::send_flags::dontwait);

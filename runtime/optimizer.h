@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "runtime/optimizer_state.h"
 
 namespace pstwin {
 
@@ -17,15 +18,6 @@ struct OptimizerSpec {
   double beta1 = 0.9;        ///< adam: decay of the first-moment average, in [0, 1)
   double beta2 = 0.999;      ///< adam: decay of the second-moment average, in [0, 1)
   double epsilon = 1e-8;     ///< adagrad and adam: added to the root in the denominator, > 0
-};
-
-/// The optimizer's per-key state, for checkpoints and replica transfer. `first` holds momentum's
-/// velocity, Adagrad's sum of squares or Adam's m (empty for sgd); `second` holds Adam's v
-/// (empty otherwise); each non-empty vector has one float per parameter of the shard, in the
-/// shard's order. `steps` is the number of apply()/apply_rows() calls so far (Adam's t).
-struct OptimizerState {
-  std::vector<float> first, second;
-  std::uint64_t steps = 0;
 };
 
 /// Server-side optimizer over one shard of n parameters, holding its per-key state.

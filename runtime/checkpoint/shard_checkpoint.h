@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/optimizer.h"
+#include "runtime/optimizer_state.h"
 
 namespace pstwin {
 

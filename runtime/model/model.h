@@ -8,8 +8,8 @@
 
 #include "kernels/backend.h"
 #include "runtime/data/dataset.h"
+#include "runtime/model/model_section.h"
 #include "runtime/rng.h"
-#include "runtime/scenario/scenario.h"
 
 namespace pstwin {
 

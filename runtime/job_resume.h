@@ -1,4 +1,6 @@
-// Resuming a job from its newest complete checkpoint.
+// Resuming a job from its newest complete checkpoint. Part of the job's setup, above the roles:
+// it fits a checkpoint (runtime/checkpoint/) to a JobSpec, its partition and its optimizer
+// (DESIGN.md, "Layers").
 #pragma once
 
 #include <string>

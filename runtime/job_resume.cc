@@ -1,4 +1,4 @@
-#include "runtime/checkpoint/resume.h"
+#include "runtime/job_resume.h"
 
 #include "runtime/checkpoint/checkpoint_dir.h"
 #include "runtime/errors.h"
