@@ -18,26 +18,12 @@
 #include "runtime/job_resume.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
+#include "runtime/roles/role_factory.h"
 #include "runtime/roles/scheduler.h"
-#include "runtime/roles/server.h"
-#include "runtime/roles/worker.h"
 
 namespace pstwin::net {
 
 namespace {
-
-// Runs the role of `node` on `env` until it returns, its kernels on `device` (make_backend).
-void run_role(Env& env, const JobSpec& spec, NodeId node, const std::string& device,
-              bool rejoining = false) {
-  auto kernels = make_backend(device, nullptr);
-  if (node == JobLayout::scheduler()) {
-    Scheduler(env, spec, *kernels).run();
-  } else if (spec.layout.is_server(node)) {
-    Server(env, spec, spec.layout.server_index(node), *kernels, rejoining).run();
-  } else {
-    Worker(env, spec, spec.layout.worker_index(node), *kernels, rejoining).run();
-  }
-}
 
 bool keeps_checkpoints(const JobSpec& spec) {
   return spec.fault.checkpoint_every_clocks > 0 || spec.fault.checkpoint_every_s > 0;
@@ -81,7 +67,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
             [&network, frame = encode(beat)] { network.deliver(JobLayout::scheduler(), frame); });
       }
       try {
-        run_role(env, spec, n, device);
+        run_role(env, spec, n, *make_backend(device, nullptr));
       } catch (const std::exception& e) {
         {
           std::lock_guard lock(error_mutex);
@@ -161,7 +147,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
            options.connect_timeout_s, options.index, options.rejoin);
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
-  run_role(env, spec, env.self(), options.device, options.rejoin);
+  run_role(env, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
   env.stop_heartbeats();
   if (spec.fault.enabled) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)

@@ -12,9 +12,7 @@
 #include "kernels/select_backend.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
-#include "runtime/roles/scheduler.h"
-#include "runtime/roles/server.h"
-#include "runtime/roles/worker.h"
+#include "runtime/roles/role_factory.h"
 #include "sim/fault_injection.h"
 #include "sim/platform.h"
 #include "sim/sim_env.h"
@@ -37,26 +35,17 @@ void end_of_job(SimNodeStates& states) {
     if (states.failed_once[n] && states.running[n] && states.actors[n]) states.actors[n]->kill();
 }
 
-// Runs one role in its actor, recording whether it finished and why it failed. A server or worker
-// into which a failure was injected may end in any way (killed, fenced by the scheduler, or
-// failing on a cut link): that is the experiment, not a failure of the run. The scheduler's
-// failure is always the run's.
-template <typename Role>
-void run_role(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeId node,
-              std::vector<bool>& finished, std::string& first_error, std::uint32_t index,
-              const std::string& device, bool rejoining) {
+// Runs node `node`'s role (run_role) in its actor, recording whether it finished and why it
+// failed. A server or worker into which a failure was injected may end in any way (killed, fenced
+// by the scheduler, or failing on a cut link): that is the experiment, not a failure of the run.
+// The scheduler's failure is always the run's.
+void run_node(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeId node,
+              std::vector<bool>& finished, std::string& first_error, const std::string& device,
+              bool rejoining) {
   SimEnv env(world, node);
   try {
     auto kernels = make_backend(device, nullptr);
-    if constexpr (std::is_same_v<Role, Scheduler>) {
-      Scheduler role(env, spec, *kernels);
-      (void)index;
-      (void)rejoining;
-      role.run();
-    } else {
-      Role role(env, spec, index, *kernels, rejoining);
-      role.run();
-    }
+    run_role(env, spec, node, *kernels, rejoining);
     finished[node] = true;
     if (node == JobLayout::scheduler()) end_of_job(states);
   } catch (const std::exception& e) {
@@ -122,20 +111,9 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
                              (rejoining ? "#" + std::to_string(states.incarnation[n]) : std::string());
     states.running[n] = true;
     finished[n] = false;
-    if (n == JobLayout::scheduler())
-      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n] {
-        run_role<Scheduler>(world, states, spec, n, finished, first_error, 0, device, false);
-      });
-    else if (layout.is_server(n))
-      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
-        run_role<Server>(world, states, spec, n, finished, first_error, layout.server_index(n),
-                         device, rejoining);
-      });
-    else
-      states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
-        run_role<Worker>(world, states, spec, n, finished, first_error, layout.worker_index(n),
-                         device, rejoining);
-      });
+    states.actors[n] = sg4::Actor::create(name, hosts[n], [&, n, rejoining] {
+      run_node(world, states, spec, n, finished, first_error, device, rejoining);
+    });
     if (spec.fault.enabled && n != JobLayout::scheduler())
       start_heartbeats(world, states, n, hosts[n], spec.fault.heartbeat_interval_s);
   };
