@@ -57,6 +57,19 @@ TEST(Failover, ASyncedBackupIsPromoted) {
   EXPECT_EQ(f.membership().epoch, 2u);
 }
 
+TEST(Failover, TheFirstSyncedBackupLeadsEvenBehindAnUnsyncedOne) {
+  // 4 servers, replication 3: range 0 starts on {1, 2, 3}.
+  Failover f(JobLayout{4, 1}, 3, initial_membership(4, 4, 1, 3, 1));
+  f.server_dead(2);       // range 0: {1, 3, 4}, node 4 unsynced
+  f.server_dead(3);       // range 0: {1, 4}; no spare server
+  f.server_back(2);       // range 0: {1, 4, 2}, nodes 4 and 2 unsynced
+  f.backup_synced(0, 2);  // node 2 holds range 0 now; node 4 still does not
+  ASSERT_EQ(f.membership().replicas[0], (Servers{1, 4, 2}));
+  const Failover::ServerLoss loss = f.server_dead(1);
+  EXPECT_EQ(loss.promoted.front(), (RangeServer{0, 2}));
+  EXPECT_EQ(f.membership().replicas[0], (Servers{2, 4}));
+}
+
 TEST(Failover, WithoutReplicasAServerDeathLosesItsRange) {
   Failover f = three_servers(1);
   const Failover::ServerLoss loss = f.server_dead(3);
