@@ -80,10 +80,6 @@ Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::
   return m;
 }
 
-}  // namespace pstwin
-
-namespace pstwin {
-
 Membership Membership::from_message(const Message& m, const JobSpec& spec) {
   return from_message(m, spec.layout.servers, spec.layout.workers, spec.layout.server(0),
                       spec.layout.servers);
