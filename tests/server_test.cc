@@ -10,6 +10,7 @@
 #include "runtime/errors.h"
 #include "runtime/model/model.h"
 #include "runtime/roles/membership.h"
+#include "runtime/roles/replica_log.h"
 #include "runtime/roles/server.h"
 #include "runtime/scenario/scenario.h"
 #include "tests/scripted_env.h"
@@ -87,12 +88,10 @@ Message push(NodeId from, std::uint32_t r, std::uint64_t request, std::uint32_t 
   return m;
 }
 
-Message replica_ack(NodeId from, std::uint32_t r, std::uint64_t seq) {
-  Message m;
-  m.header.type = MsgType::kReplicaAck;
+/// Backup `from` has applied range `r`'s log up to `seq`.
+Message ack_from(NodeId from, std::uint32_t r, std::uint64_t seq) {
+  Message m = replica_ack(r, seq, 0);
   m.header.sender = from;
-  m.header.range = r;
-  m.header.seq = seq;
   return m;
 }
 
@@ -124,7 +123,7 @@ TEST(Server, PrimaryForwardsAPushToItsBackupAndHoldsTheReplyUntilTheBackupAcks) 
   EXPECT_EQ(logged[0].values, (std::vector<float>{2.0f, 4.0f}));  // the push as it arrived
   EXPECT_TRUE(env->sent_of(MsgType::kPullReply).empty());  // the backup never acknowledged
 
-  script.push_back(replica_ack(kServer1, 0, 1));
+  script.push_back(ack_from(kServer1, 0, 1));
   const auto acked = job.run(0, script);
   const auto replies = acked->sent_of(MsgType::kPullReply);
   ASSERT_EQ(replies.size(), 1u);
@@ -174,7 +173,7 @@ TEST(Server, ADuplicateRequestIdIsIgnored) {
   Job job;
   std::deque<Message> script;
   script.push_back(push(kWorker0, 0, 1));
-  script.push_back(replica_ack(kServer1, 0, 1));
+  script.push_back(ack_from(kServer1, 0, 1));
   script.push_back(push(kWorker0, 0, 1));  // resent after a lost reply: the same id
   const auto env = job.run(0, script);
   EXPECT_EQ(env->sink.count("duplicate_push_ignored"), 1u);
@@ -205,7 +204,7 @@ TEST(Server, ANewBackupIsRebuiltFromTheStateAndReportedOnceItAcknowledges) {
   std::deque<Message> script;
   script.push_back(push(kWorker0, 0, 1));
   script.push_back(membership(1, {{kServer0, kServer1}, {kServer1}}));
-  script.push_back(replica_ack(kServer1, 0, 1));
+  script.push_back(ack_from(kServer1, 0, 1));
   const auto env = job.run(0, script);
   const auto states = env->sent_of(MsgType::kShardState);
   ASSERT_EQ(states.size(), 1u);

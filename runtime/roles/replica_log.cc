@@ -54,6 +54,14 @@ bool ReplicaReplay::is_next(const Message& entry) const {
   return seq == applied_ + 1;
 }
 
+std::uint64_t ReplicaReplay::take(Shard& shard, Message entry, const JobLayout& layout) {
+  if (!is_next(entry)) return applied_;
+  const std::uint64_t seq = entry.header.seq;
+  replay(shard, std::move(entry), layout);
+  applied_ = seq;
+  return applied_;
+}
+
 void replay(Shard& shard, Message entry, const JobLayout& layout) {
   const ReplicaOp op = entry.header.op;
   const NodeId worker = entry.header.subject;
@@ -90,6 +98,31 @@ void replay(Shard& shard, Message entry, const JobLayout& layout) {
     case ReplicaOp::kSnapshotTaken:
       break;  // handled above
   }
+}
+
+Message log_entry(ReplicaOp op, NodeId subject, std::int64_t clock) {
+  Message entry;
+  entry.header.op = op;
+  entry.header.subject = subject;
+  entry.header.clock = clock;
+  return entry;
+}
+
+Message replica_ack(std::uint32_t range, std::uint64_t seq, std::uint32_t epoch) {
+  Message ack;
+  ack.header.type = MsgType::kReplicaAck;
+  ack.header.range = range;
+  ack.header.seq = seq;
+  ack.header.epoch = epoch;
+  return ack;
+}
+
+Message backup_synced(std::uint32_t range, NodeId backup) {
+  Message synced;
+  synced.header.type = MsgType::kReplicaAck;
+  synced.header.range = range;
+  synced.header.subject = backup;
+  return synced;
 }
 
 }  // namespace pstwin

@@ -67,6 +67,9 @@ class ReplicaReplay {
   bool is_next(const Message& entry) const;
   /// Records that entry `seq` (the next one) is applied.
   void applied(std::uint64_t seq) { applied_ = seq; }
+  /// Replays `entry` onto `shard` when it is the next (see is_next and replay); returns the
+  /// position to acknowledge, applied().
+  std::uint64_t take(Shard& shard, Message entry, const JobLayout& layout);
 
  private:
   std::uint64_t applied_;
@@ -76,5 +79,14 @@ class ReplicaReplay {
 /// A push the shard has applied already changes nothing. Throws ProtocolError for an entry
 /// without an operation or about a node that is not a worker, and what Shard::push throws.
 void replay(Shard& shard, Message entry, const JobLayout& layout);
+
+/// A log entry without a payload: operation `op` about node `subject` (kWorkerRejoin: from
+/// `clock`). The primary stamps type, range, seq and epoch when it sends it.
+Message log_entry(ReplicaOp op, NodeId subject, std::int64_t clock = 0);
+/// Backup -> primary: range `range`'s log is applied up to `seq`.
+Message replica_ack(std::uint32_t range, std::uint64_t seq, std::uint32_t epoch);
+/// Primary -> scheduler (kReplicaAck with `subject`): `backup` now holds `range`. The sender
+/// stamps the epoch.
+Message backup_synced(std::uint32_t range, NodeId backup);
 
 }  // namespace pstwin

@@ -34,7 +34,8 @@ class ReportSchedule {
   bool checkpoint_due(std::int64_t clock, double now_s) {
     if (clock == last_checkpoint_clock_) return false;
     const bool by_clock = checkpoint_every_ > 0 && clock % checkpoint_every_ == 0;
-    const bool by_time = checkpoint_every_s_ > 0 && now_s - last_checkpoint_s_ >= checkpoint_every_s_;
+    const bool by_time =
+        checkpoint_every_s_ > 0 && now_s - last_checkpoint_s_ >= checkpoint_every_s_;
     if (!by_clock && !by_time) return false;
     last_checkpoint_clock_ = clock;
     last_checkpoint_s_ = now_s;

@@ -12,17 +12,6 @@
 
 namespace pstwin {
 
-namespace {
-/// A replication-log entry without a payload (the Server stamps range, seq and epoch).
-Message log_entry(ReplicaOp op, NodeId subject, std::int64_t clock = 0) {
-  Message entry;
-  entry.header.op = op;
-  entry.header.subject = subject;
-  entry.header.clock = clock;
-  return entry;
-}
-}  // namespace
-
 Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
                bool rejoining)
     : env_(env),
@@ -58,18 +47,14 @@ void Server::run() {
       throw std::runtime_error(name_ + ": nothing received for " +
                                std::to_string(spec_.stall_timeout_s) + " s");
     const std::uint32_t epoch_before = membership_.epoch;
-    const bool started_before = starts_seen_ == starts_expected_;
+    const bool started_before = started();
     if (handle(std::move(*msg))) return;
     // What was held may be deliverable now.
-    if ((membership_.epoch != epoch_before || (!started_before && starts_seen_ == starts_expected_)) &&
-        !held_.empty()) {
+    if (membership_.epoch != epoch_before || (!started_before && started())) {
       std::deque<Message> retry;
       retry.swap(held_);
-      while (!retry.empty()) {
-        Message m = std::move(retry.front());
-        retry.pop_front();
+      for (Message& m : retry)
         if (handle(std::move(m))) return;
-      }
     }
     if (held_.size() > max_held)
       throw ProtocolError(name_ + ": " + std::to_string(held_.size()) +
@@ -79,23 +64,18 @@ void Server::run() {
 
 bool Server::handle(Message m) {
   const auto type = m.header.type;
-  const bool started = starts_seen_ == starts_expected_;
   if (type == MsgType::kStart) {
     handle_start(m);
     return false;
   }
-  if (type == MsgType::kStop) {
-    const bool immediate = (m.header.flags & msg_flags::kStopNow) != 0;
-    if (!started && !immediate) {
-      held_.push_back(std::move(m));
-      return false;
-    }
-    stop_pending_ = true;
-    return try_finish(immediate || !started);
-  }
-  if (!started) {
+  const bool immediate_stop = type == MsgType::kStop && (m.header.flags & msg_flags::kStopNow);
+  if (!started() && !immediate_stop) {
     held_.push_back(std::move(m));
     return false;
+  }
+  if (type == MsgType::kStop) {
+    stop_pending_ = true;
+    return try_finish(immediate_stop || !started());
   }
   const NodeId sender = m.header.sender;
   switch (type) {
@@ -105,9 +85,8 @@ bool Server::handle(Message m) {
     case MsgType::kPush:
     case MsgType::kPull: {
       if (!spec_.layout.is_worker(sender))
-        throw ProtocolError(name_ + ": " +
-                            std::string(msg_type_name(type)) + " from non-worker node " +
-                            std::to_string(sender));
+        throw ProtocolError(name_ + ": " + std::string(msg_type_name(type)) +
+                            " from non-worker node " + std::to_string(sender));
       const std::uint32_t w = spec_.layout.worker_index(sender);
       // Fencing: a worker declared dead is heard again only through a rejoin.
       if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
@@ -126,8 +105,8 @@ bool Server::handle(Message m) {
       handle_ack(m);
       break;
     default:
-      throw ProtocolError(name_ + ": unexpected " +
-                          std::string(msg_type_name(type)) + " from node " + std::to_string(sender));
+      throw ProtocolError(name_ + ": unexpected " + std::string(msg_type_name(type)) +
+                          " from node " + std::to_string(sender));
   }
   return stop_pending_ && try_finish(false);
 }
@@ -135,9 +114,9 @@ bool Server::handle(Message m) {
 bool Server::routed_here(Message& m, bool as_primary) {
   const std::uint32_t r = m.header.range;
   if (r >= ranges_.size())
-    throw ProtocolError(name_ + ": " +
-                        std::string(msg_type_name(m.header.type)) + " for key range " +
-                        std::to_string(r) + "; the job has " + std::to_string(ranges_.size()));
+    throw ProtocolError(name_ + ": " + std::string(msg_type_name(m.header.type)) +
+                        " for key range " + std::to_string(r) + "; the job has " +
+                        std::to_string(ranges_.size()));
   if (as_primary ? leads(r)
                  : (m.header.epoch <= membership_.epoch && !membership_.replicas[r].empty() &&
                     m.header.sender == membership_.primary(r) && membership_.holds(env_.self(), r) &&
@@ -152,10 +131,10 @@ bool Server::routed_here(Message& m, bool as_primary) {
 void Server::handle_start(const Message& m) {
   const std::uint32_t r = m.header.range;
   if (r >= ranges_.size() || !membership_.holds(env_.self(), r) || shards_.count(r))
-    throw ProtocolError(name_ + ": unexpected start for key range " +
-                        std::to_string(r));
+    throw ProtocolError(name_ + ": unexpected start for key range " + std::to_string(r));
   RangeStart start = read_range_start(m, ranges_[r], range_floats(spec_, ranges_[r]));
-  auto shard = std::make_unique<Shard>(env_, spec_, kernels_, r, ranges_[r], std::move(start.params));
+  auto shard =
+      std::make_unique<Shard>(env_, spec_, kernels_, r, ranges_[r], std::move(start.params));
   if (start.resume) shard->resume(start.resume->clock, std::move(start.resume->optimizer));
   shards_[r] = std::move(shard);
   ++starts_seen_;
@@ -167,20 +146,19 @@ void Server::handle_start(const Message& m) {
 }
 
 void Server::lead(std::uint32_t range, bool promoted) {
-  const auto backed = backed_up_.find(range);
-  const std::uint64_t applied = backed == backed_up_.end() ? 0 : backed->second.applied();
-  if (backed != backed_up_.end()) backed_up_.erase(backed);
+  // A promoted backup continues the log from what it applied; at the start the log is empty.
+  const std::uint64_t log_end = promoted ? backed_up_[range].applied() : 0;
+  backed_up_.erase(range);
   Shard& s = *shards_.at(range);
-  Lead& l = leads_.try_emplace(range, promoted ? applied : 0, ReportSchedule(spec_, s.clock(), env_.now()))
+  Lead& l = leads_.try_emplace(range, log_end, ReportSchedule(spec_, s.clock(), env_.now()))
                 .first->second;
   s.set_reporting(true);
   const auto& set = membership_.replicas[range];
   // At the start every replica began from the same values; after a promotion the backups may
   // differ in how much of the old primary's log they got, so each takes the new primary's state.
-  for (std::size_t i = 1; i < set.size(); ++i) {
+  for (std::size_t i = 1; i < set.size(); ++i)
     if (promoted) send_state(range, set[i]);
     else l.log.add_backup(set[i]);
-  }
   l.promoted_awaiting_push = promoted;
   if (promoted)
     env_.metrics().event(env_.now(), "failover",
@@ -282,13 +260,8 @@ void Server::handle_pull(const Message& m, std::uint32_t w) {
 void Server::handle_replicate(Message m) {
   const std::uint32_t r = m.header.range;
   const NodeId primary = m.header.sender;
-  const std::uint64_t seq = m.header.seq;
-  ReplicaReplay& log = backed_up_[r];
-  if (log.is_next(m)) {
-    replay(*shards_.at(r), std::move(m), spec_.layout);
-    log.applied(seq);
-  }
-  acknowledge(r, primary, log.applied());
+  const std::uint64_t applied = backed_up_[r].take(*shards_.at(r), std::move(m), spec_.layout);
+  env_.send(primary, replica_ack(r, applied, membership_.epoch));
 }
 
 void Server::handle_state(const Message& m) {
@@ -305,16 +278,7 @@ void Server::handle_state(const Message& m) {
   shard->set_reporting(false);
   shard->restore(read_shard_state(m));
   backed_up_[r] = ReplicaReplay(m.header.seq);
-  acknowledge(r, m.header.sender, m.header.seq);
-}
-
-void Server::acknowledge(std::uint32_t range, NodeId primary, std::uint64_t seq) {
-  Message ack;
-  ack.header.type = MsgType::kReplicaAck;
-  ack.header.range = range;
-  ack.header.seq = seq;
-  ack.header.epoch = membership_.epoch;
-  env_.send(primary, std::move(ack));
+  env_.send(m.header.sender, replica_ack(r, m.header.seq, membership_.epoch));
 }
 
 void Server::handle_ack(const Message& m) {
@@ -325,15 +289,10 @@ void Server::handle_ack(const Message& m) {
       return;  // a backup that has since left the range
     case ReplicaLog::Ack::kRecorded:
       break;
-    case ReplicaLog::Ack::kSynced: {
+    case ReplicaLog::Ack::kSynced:
       // The backup holds the range now: the scheduler may promote it from here on.
-      Message synced;
-      synced.header.type = MsgType::kReplicaAck;
-      synced.header.range = r;
-      synced.header.subject = m.header.sender;
-      tell_scheduler(std::move(synced));
+      tell_scheduler(backup_synced(r, m.header.sender));
       break;
-    }
   }
   serve_ready(r, false);
 }

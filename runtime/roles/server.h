@@ -61,6 +61,7 @@ class Server {
   void handle_state(const Message& m);
   void handle_ack(const Message& m);
 
+  bool started() const { return starts_seen_ == starts_expected_; }
   bool leads(std::uint32_t range) const { return leads_.count(range) > 0; }
   /// Takes over `range` as its primary (at start, or promoted by a membership change).
   void lead(std::uint32_t range, bool promoted);
@@ -68,8 +69,6 @@ class Server {
   void send_state(std::uint32_t range, NodeId node);
   /// Appends `entry` (op and subject set) to a led range's log and sends it to every backup.
   void replicate(std::uint32_t range, Message entry);
-  /// Backup side: tells `primary` that `range`'s log is applied up to `seq`.
-  void acknowledge(std::uint32_t range, NodeId primary, std::uint64_t seq);
 
   /// After a led range changed: snapshot, checkpoint, and send the replies now allowed.
   void after_change(std::uint32_t range);

@@ -302,7 +302,8 @@ void Shard::restore(ShardState s) {
   if (s.last_request.size() != last_request_.size())
     throw ProtocolError(where() + ": state for another number of workers");
   for (const BufferedGradient& b : s.buffered)
-    if (b.worker >= arrived_.size()) throw ProtocolError(where() + ": state buffers unknown worker");
+    if (b.worker >= arrived_.size())
+      throw ProtocolError(where() + ": state buffers unknown worker " + std::to_string(b.worker));
   try {
     optimizer_->restore(std::move(s.optimizer));
     controller_.restore(s.consistency);
