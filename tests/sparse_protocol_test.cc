@@ -3,10 +3,11 @@
 // and update only those keys (BSP: per-key mean in worker order; ASP: each push scaled by 1/W).
 #include <gtest/gtest.h>
 
-#include "tests/null_sink.h"
+#include "tests/scripted_env.h"
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <set>
 #include <vector>
@@ -22,57 +23,25 @@
 namespace pstwin {
 namespace {
 
-using testing_support::NullSink;
+using testing_support::ScriptedEnv;
 
-/// An Env whose inbox is a queue the test fills, and which records what the role sends. With
-/// `serve_pulls`, it answers every keyed kPull at once with the key values of `table` (a stand-in
-/// for the servers), so a Worker runs to the end without a real server.
-class ScriptedEnv : public Env {
- public:
-  ScriptedEnv(NodeId self, bool serve_pulls, std::vector<float> table, std::size_t width)
-      : self_(self), serve_(serve_pulls), table_(std::move(table)), width_(width), rng_(7) {}
-
-  NodeId self() const override { return self_; }
-  void send(NodeId to, Message msg) override {
-    msg.header.sender = self_;
-    msg.header.receiver = to;
-    if (serve_ && msg.header.type == MsgType::kPull) {
-      Message reply;
-      reply.header.type = MsgType::kPullReply;
-      reply.header.flags = msg_flags::kKeyed;
-      reply.header.sender = to;
-      reply.header.range = msg.header.range;  // the key range asked about
-      reply.header.clock = msg.header.clock;
-      for (Key k : msg.keys)
-        reply.values.insert(reply.values.end(), table_.begin() + static_cast<long>(k * width_),
-                            table_.begin() + static_cast<long>((k + 1) * width_));
-      inbox.push_back(std::move(reply));
-    }
-    sent.push_back(std::move(msg));
-  }
-  std::optional<Message> recv(double) override {
-    if (inbox.empty()) return std::nullopt;
-    Message m = std::move(inbox.front());
-    inbox.pop_front();
-    return m;
-  }
-  double now() const override { return 0.0; }
-  void sleep(double) override {}
-  void account(const Cost&) override {}
-  Rng& rng() override { return rng_; }
-  MetricsSink& metrics() override { return sink_; }
-
-  std::deque<Message> inbox;
-  std::vector<Message> sent;
-
- private:
-  NodeId self_;
-  bool serve_;
-  std::vector<float> table_;
-  std::size_t width_;
-  Rng rng_;
-  NullSink sink_;
-};
+/// Makes `env` answer every keyed kPull at once with the key values of `table` (`width` floats
+/// per key), a stand-in for the servers, so a Worker runs to the end without a real server.
+void serve_pulls_from(ScriptedEnv& env, const std::vector<float>& table, std::size_t width) {
+  env.on_send = [&env, &table, width](const Message& msg) {
+    if (msg.header.type != MsgType::kPull) return;
+    Message reply;
+    reply.header.type = MsgType::kPullReply;
+    reply.header.flags = msg_flags::kKeyed;
+    reply.header.sender = msg.header.receiver;
+    reply.header.range = msg.header.range;  // the key range asked about
+    reply.header.clock = msg.header.clock;
+    for (Key k : msg.keys)
+      reply.values.insert(reply.values.end(), table.begin() + static_cast<long>(k * width),
+                          table.begin() + static_cast<long>((k + 1) * width));
+    env.inbox.push_back(std::move(reply));
+  };
+}
 
 /// 40 users x 60 items, 400 ratings, and an mf model of rank 3 over them.
 struct Fixture {
@@ -121,7 +90,9 @@ TEST(SparseProtocol, WorkerPullsAndPushesOnlyTheKeysItsBatchTouches) {
   const std::size_t w = f.model->values_per_key();
   ASSERT_EQ(w, 4u);
   ASSERT_EQ(f.spec.num_keys(), 100u);
-  ScriptedEnv env(f.spec.layout.worker(1), true, std::vector<float>(100 * w, 0.05f), w);
+  ScriptedEnv env(f.spec.layout.worker(1));
+  const std::vector<float> table(100 * w, 0.05f);
+  serve_pulls_from(env, table, w);
   env.inbox.push_back(f.start_for_worker());
   auto k = make_cpu_backend();
   Worker(env, f.spec, 1, *k).run();
@@ -181,7 +152,7 @@ Message keyed(MsgType type, NodeId from, std::int64_t clock, std::vector<Key> ke
 std::vector<Message> run_server(Fixture& f, ConsistencyMode mode, std::deque<Message> inbox) {
   f.spec.consistency.mode = mode;
   f.spec.optimizer.kind = "sgd";
-  ScriptedEnv env(f.spec.layout.server(1), false, {}, 0);
+  ScriptedEnv env(f.spec.layout.server(1));
   Message start;
   start.header.type = MsgType::kStart;
   start.header.range = 1;

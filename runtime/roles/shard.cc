@@ -4,8 +4,6 @@
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "runtime/errors.h"
 
 namespace pstwin {
@@ -68,8 +66,7 @@ bool Shard::is_duplicate(std::uint32_t w, std::uint64_t request_id) const {
   return request_id != 0 && request_id <= last_request_.at(w);
 }
 
-bool Shard::push(Message m, std::uint32_t w) {
-  if (is_duplicate(w, m.header.request_id)) return false;
+void Shard::push(Message m, std::uint32_t w, std::vector<std::uint32_t>* rows_out) {
   const bool keyed = (m.header.flags & msg_flags::kKeyed) != 0;
   std::vector<std::uint32_t> rows;
   if (keyed) rows = local_rows(m);
@@ -83,6 +80,7 @@ bool Shard::push(Message m, std::uint32_t w) {
     throw ProtocolError(where() + ": push from worker " + std::to_string(w) + " has " +
                         std::to_string(m.values.size()) + " values, expected " +
                         std::to_string(expected));
+  if (rows_out && keyed) *rows_out = rows;
   const std::int64_t clock = m.header.clock;
   const std::int64_t version = m.header.version;
   // Staleness is measured against the range's clock before this push counts toward it.
@@ -108,7 +106,6 @@ bool Shard::push(Message m, std::uint32_t w) {
                              {{"range", range_}, {"worker", w}, {"clock", clock}});
       break;
   }
-  return true;
 }
 
 void Shard::set_live(std::uint32_t w, bool live) {
@@ -244,6 +241,26 @@ Message Shard::pull_reply(bool keyed, const std::vector<std::uint32_t>& rows, st
   return reply;
 }
 
+Message Shard::clock_reply(std::uint64_t request_id) const {
+  Message reply;
+  reply.header.type = MsgType::kPullReply;
+  reply.header.flags = msg_flags::kRejoin;
+  reply.header.range = range_;
+  reply.header.clock = -1;
+  reply.header.version = controller_.clock();
+  reply.header.request_id = request_id;
+  return reply;
+}
+
+Message Shard::push_ack(std::int64_t clock, std::uint64_t request_id) const {
+  Message ack;
+  ack.header.type = MsgType::kPushAck;
+  ack.header.range = range_;
+  ack.header.clock = clock;
+  ack.header.request_id = request_id;
+  return ack;
+}
+
 Message Shard::snapshot(bool final) {
   Message snap;
   snap.header.type = MsgType::kSnapshot;
@@ -265,100 +282,65 @@ Message Shard::snapshot(bool final) {
   return snap;
 }
 
-Message Shard::state_message() const {
-  Message m;
-  m.header.type = MsgType::kShardState;
-  m.header.range = range_;
-  m.header.clock = controller_.clock();
-  const OptimizerState opt = optimizer_->state();
-  const ConsistencyState cs = controller_.state();
-  m.values = params_;
-  m.values.insert(m.values.end(), opt.first.begin(), opt.first.end());
-  m.values.insert(m.values.end(), opt.second.begin(), opt.second.end());
-  nlohmann::json buffers = nlohmann::json::array();
-  for (std::uint32_t w = 0; w < arrived_.size(); ++w) {
-    if (!arrived_[w]) continue;
-    buffers.push_back({{"worker", w}, {"version", buffered_version_[w]},
-                       {"values", buffered_[w].size()}, {"rows", buffered_rows_[w]}});
-    m.values.insert(m.values.end(), buffered_[w].begin(), buffered_[w].end());
-  }
-  std::vector<int> live(cs.live.begin(), cs.live.end());
-  m.data = nlohmann::json{{"params", params_.size()},
-                          {"opt_first", opt.first.size()},
-                          {"opt_second", opt.second.size()},
-                          {"opt_steps", opt.steps},
-                          {"pushes", cs.pushes},
-                          {"live", live},
-                          {"applied_clock", cs.applied_clock},
-                          {"arrived_for_clock", cs.arrived_for_clock},
-                          {"last_request", last_request_},
-                          {"buffers", buffers}}
-               .dump();
-  return m;
+ShardState Shard::state() const {
+  ShardState s;
+  s.clock = controller_.clock();
+  s.params = params_;
+  s.optimizer = optimizer_->state();
+  s.consistency = controller_.state();
+  s.last_request = last_request_;
+  for (std::uint32_t w = 0; w < arrived_.size(); ++w)
+    if (arrived_[w])
+      s.buffered.push_back({w, buffered_version_[w], buffered_[w], buffered_rows_[w]});
+  return s;
 }
 
-void Shard::restore_state(const Message& m) {
-  if (m.header.range != range_)
-    throw ProtocolError(where() + ": state of key range " + std::to_string(m.header.range));
+void Shard::restore(ShardState s) {
+  if (s.params.size() != params_.size())
+    throw ProtocolError(where() + ": state has " + std::to_string(s.params.size()) +
+                        " parameters, the range holds " + std::to_string(params_.size()));
+  if (s.last_request.size() != last_request_.size())
+    throw ProtocolError(where() + ": state for another number of workers");
+  for (const BufferedGradient& b : s.buffered)
+    if (b.worker >= arrived_.size())
+      throw ProtocolError(where() + ": state buffers unknown worker " + std::to_string(b.worker));
   try {
-    const auto j = nlohmann::json::parse(m.data);
-    const auto n_params = j.at("params").get<std::size_t>();
-    const auto n_first = j.at("opt_first").get<std::size_t>();
-    const auto n_second = j.at("opt_second").get<std::size_t>();
-    if (n_params != params_.size())
-      throw ProtocolError(where() + ": state has " + std::to_string(n_params) +
-                          " parameters, the range holds " + std::to_string(params_.size()));
-    std::size_t need = n_params + n_first + n_second;
-    for (const auto& b : j.at("buffers")) need += b.at("values").get<std::size_t>();
-    if (m.values.size() != need)
-      throw ProtocolError(where() + ": state carries " + std::to_string(m.values.size()) +
-                          " values, its layout needs " + std::to_string(need));
-    ConsistencyState cs;
-    cs.pushes = j.at("pushes").get<std::vector<std::int64_t>>();
-    for (int v : j.at("live").get<std::vector<int>>()) cs.live.push_back(v != 0);
-    cs.applied_clock = j.at("applied_clock").get<std::int64_t>();
-    cs.arrived_for_clock = j.at("arrived_for_clock").get<std::uint32_t>();
-    auto last = j.at("last_request").get<std::vector<std::uint64_t>>();
-    if (last.size() != last_request_.size())
-      throw ProtocolError(where() + ": state for another number of workers");
-    auto at = m.values.begin();
-    std::copy(at, at + static_cast<long>(n_params), params_.begin());
-    at += static_cast<long>(n_params);
-    OptimizerState opt;
-    opt.first.assign(at, at + static_cast<long>(n_first));
-    at += static_cast<long>(n_first);
-    opt.second.assign(at, at + static_cast<long>(n_second));
-    at += static_cast<long>(n_second);
-    opt.steps = j.at("opt_steps").get<std::uint64_t>();
-    std::fill(arrived_.begin(), arrived_.end(), false);
-    for (auto& b : buffered_) b.clear();
-    for (auto& r : buffered_rows_) r.clear();
-    for (const auto& b : j.at("buffers")) {
-      const auto w = b.at("worker").get<std::uint32_t>();
-      if (w >= arrived_.size()) throw ProtocolError(where() + ": state buffers unknown worker");
-      const auto n = b.at("values").get<std::size_t>();
-      buffered_[w].assign(at, at + static_cast<long>(n));
-      at += static_cast<long>(n);
-      buffered_rows_[w] = b.at("rows").get<std::vector<std::uint32_t>>();
-      buffered_version_[w] = b.at("version").get<std::int64_t>();
-      arrived_[w] = true;
-    }
-    controller_.restore(cs);
-    optimizer_->restore(std::move(opt));
-    last_request_ = std::move(last);
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(where() + ": bad state layout: " + e.what());
+    optimizer_->restore(std::move(s.optimizer));
+    controller_.restore(s.consistency);
   } catch (const std::invalid_argument& e) {
     throw ProtocolError(where() + ": state does not fit: " + e.what());
   }
+  params_ = std::move(s.params);
+  last_request_ = std::move(s.last_request);
+  std::fill(arrived_.begin(), arrived_.end(), false);
+  for (auto& b : buffered_) b.clear();
+  for (auto& r : buffered_rows_) r.clear();
+  for (BufferedGradient& b : s.buffered) {
+    buffered_[b.worker] = std::move(b.values);
+    buffered_rows_[b.worker] = std::move(b.rows);
+    buffered_version_[b.worker] = b.version;
+    arrived_[b.worker] = true;
+  }
 }
 
-void Shard::resume(std::int64_t clock, std::vector<float> params, OptimizerState optimizer) {
-  if (!synthetic_ && params.size() != params_.size())
-    throw ProtocolError(where() + ": checkpoint has " + std::to_string(params.size()) +
-                        " parameters, the range holds " + std::to_string(params_.size()));
-  if (!synthetic_) params_ = std::move(params);
-  optimizer_->restore(std::move(optimizer));
+ShardCheckpoint Shard::checkpoint() const {
+  ShardCheckpoint c;
+  c.range = range_;
+  c.key_begin = keys_.begin;
+  c.key_count = keys_.size();
+  c.width = static_cast<std::uint32_t>(width_);
+  c.clock = controller_.clock();
+  c.params = params_;
+  c.optimizer = optimizer_->state();
+  return c;
+}
+
+void Shard::resume(std::int64_t clock, OptimizerState optimizer) {
+  try {
+    optimizer_->restore(std::move(optimizer));
+  } catch (const std::invalid_argument& e) {
+    throw ProtocolError(where() + ": checkpoint does not fit: " + e.what());
+  }
   ConsistencyState cs;
   cs.pushes.assign(spec_.layout.workers, clock);
   cs.live.assign(spec_.layout.workers, true);

@@ -6,25 +6,20 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "runtime/checkpoint/shard_checkpoint.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/env.h"
 #include "runtime/optimizer.h"
 #include "runtime/partition.h"
 #include "runtime/roles/job.h"
+#include "runtime/roles/shard_state.h"
 
 namespace pstwin {
 
-/// The state of one key range and the math on it, whichever server holds it. A primary and its
-/// backups apply the same operations in the same order (the primary's log, see Server), so they
-/// hold bit-identical state.
-///
-/// Pushes: ConsistencyController decides apply / buffer / barrier / drop. Dense models push the
-/// whole range; sparse models (JobSpec::sparse()) push explicit keys (msg_flags::kKeyed). ASP/SSP
-/// apply a push on arrival with step scale 1/W. BSP sums each key's gradient over the clock's
-/// pushes in worker-index order, scaled by 1/(pushes counted), then takes one optimizer step
-/// (on the touched rows only for sparse models).
-/// Exactly once: a push whose request id is not above the last one applied from its worker is a
-/// duplicate (a worker resending after a failover) and changes nothing.
+/// The state of one key range and the math on it, whichever server holds it. Every replica
+/// applies the same operations in the same order (the primary's log), so all hold bit-identical
+/// state. Consistency and the BSP mean: docs/DESIGN.md, "Consistency"; exactly-once pushes:
+/// "Replication and failover".
 class Shard {
  public:
   /// `params`: keys.size() x values_per_key floats (empty for the timing-only synthetic model).
@@ -42,9 +37,11 @@ class Shard {
   /// Whether worker `w`'s push `request_id` was applied already.
   bool is_duplicate(std::uint32_t w, std::uint64_t request_id) const;
 
-  /// Applies or buffers worker `w`'s push (sizes checked: ProtocolError). Returns false for a
-  /// duplicate, which changes nothing. Throws std::invalid_argument for a push out of clock order.
-  bool push(Message m, std::uint32_t w);
+  /// Applies or buffers worker `w`'s push. REQUIRES: !is_duplicate(w, m.header.request_id).
+  /// A keyed push's local rows are copied to `*rows` when `rows` is set (a push that asks for
+  /// its pull after). Throws ProtocolError for keys or sizes that do not fit the range, and
+  /// std::invalid_argument for a push out of clock order.
+  void push(Message m, std::uint32_t w, std::vector<std::uint32_t>* rows = nullptr);
 
   /// Marks a worker dead or alive again (ConsistencyController::set_live); a barrier the change
   /// completes is applied.
@@ -61,6 +58,10 @@ class Shard {
   /// A kPullReply for worker clock `clock`: the whole range, or the rows `rows` when keyed.
   Message pull_reply(bool keyed, const std::vector<std::uint32_t>& rows, std::int64_t clock,
                      std::uint64_t request_id);
+  /// A kPullReply to a restarted worker's clock probe: no values, version = the range's clock.
+  Message clock_reply(std::uint64_t request_id) const;
+  /// A kPushAck of push `request_id` for worker clock `clock`.
+  Message push_ack(std::int64_t clock, std::uint64_t request_id) const;
 
   /// Whether this replica reports events (a primary); every replica records staleness, and a
   /// backup drops its histogram where the primary took a snapshot, so a promoted backup reports
@@ -69,17 +70,19 @@ class Shard {
   /// A kSnapshot of the range (see MsgType::kSnapshot); hands over the staleness histogram.
   Message snapshot(bool final);
 
-  /// The whole state as a kShardState message (header.range = range, values = params, then the
-  /// optimizer's first and second state vectors, then buffered BSP gradients; data = JSON layout).
-  Message state_message() const;
-  /// Replaces this shard's state with a kShardState message's. Throws ProtocolError when it does
-  /// not fit (another range, sizes that disagree).
-  void restore_state(const Message& m);
-  /// Starts from a checkpoint at `clock`: params, optimizer state, every worker at `clock`.
-  void resume(std::int64_t clock, std::vector<float> params, OptimizerState optimizer);
+  /// The whole state (encoded by shard_state_message).
+  ShardState state() const;
+  /// Replaces this shard's state with a primary's. Throws ProtocolError when it does not fit
+  /// (another parameter count or number of workers, a buffer of an unknown worker).
+  void restore(ShardState state);
+  /// Starts from a checkpoint at `clock` whose parameters the shard was constructed with: the
+  /// optimizer's state, every worker at `clock`. Throws ProtocolError when the state does not fit.
+  void resume(std::int64_t clock, OptimizerState optimizer);
 
   const std::vector<float>& params() const { return params_; }
   OptimizerState optimizer_state() const { return optimizer_->state(); }
+  /// The checkpoint of the range at its current clock.
+  ShardCheckpoint checkpoint() const;
 
  private:
   void apply_barrier();
