@@ -1,4 +1,4 @@
-// Scheduler: the job's lifecycle against a scripted environment (a timed list of arriving
+// Scheduler: the job's lifecycle against a scripted environment (timed mode: a list of arriving
 // messages), checking what it sends and logs. Job throughout: the synthetic model of 6 keys,
 // servers 1 and 2 (ranges [0, 3) and [3, 6)), workers 3 and 4.
 #include "runtime/roles/scheduler.h"
@@ -12,59 +12,12 @@
 #include <utility>
 #include <vector>
 
-#include "tests/null_sink.h"
+#include "tests/scripted_env.h"
 
 namespace pstwin {
 namespace {
 
-class RecordingSink : public testing_support::NullSink {
- public:
-  void event(double, const std::string& type, nlohmann::json fields) override {
-    fields["type"] = type;
-    events.push_back(std::move(fields));
-  }
-  void finish(const std::string& sha, bool diverged_, const std::string& reason_) override {
-    params_sha256 = sha;
-    diverged = diverged_;
-    reason = reason_;
-  }
-  std::vector<nlohmann::json> events;
-  std::string params_sha256, reason;
-  bool diverged = false;
-};
-
-// The scheduler's Env: messages arrive at scripted times; time passes only in recv.
-class ScriptedEnv : public Env {
- public:
-  explicit ScriptedEnv(std::vector<std::pair<double, Message>> script) : script_(std::move(script)) {}
-  NodeId self() const override { return 0; }
-  void send(NodeId to, Message m) override {
-    m.header.receiver = to;
-    sent.push_back(std::move(m));
-  }
-  std::optional<Message> recv(double timeout_s) override {
-    if (next_ < script_.size() && script_[next_].first <= now_ + timeout_s) {
-      now_ = std::max(now_, script_[next_].first);
-      return script_[next_++].second;
-    }
-    now_ += timeout_s;
-    return std::nullopt;
-  }
-  double now() const override { return now_; }
-  void sleep(double seconds) override { now_ += seconds; }
-  void account(const Cost&) override {}
-  Rng& rng() override { return rng_; }
-  MetricsSink& metrics() override { return sink; }
-
-  std::vector<Message> sent;
-  RecordingSink sink;
-
- private:
-  std::vector<std::pair<double, Message>> script_;
-  std::size_t next_ = 0;
-  double now_ = 0.0;
-  Rng rng_{1};
-};
+using testing_support::ScriptedEnv;
 
 JobSpec job(std::uint32_t replication) {
   JobSpec spec;
@@ -109,7 +62,7 @@ const std::string kNoBytes = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca4
 
 TEST(Scheduler, StartsEveryReplicaAndWorkerThenDrainsTheServersOnceAllWorkersAreDone) {
   const JobSpec spec = job(2);
-  ScriptedEnv env({{0.1, from(3, MsgType::kWorkerDone)},
+  ScriptedEnv env(0, {{0.1, from(3, MsgType::kWorkerDone)},
                    {0.2, from(4, MsgType::kWorkerDone)},
                    {0.3, final_of(1, 0)},
                    {0.3, final_of(2, 1)}});
@@ -134,7 +87,7 @@ TEST(Scheduler, AnAbortStopsTheServersAtOnceAndTheWorkersStillRunning) {
   const JobSpec spec = job(2);
   Message abort = from(4, MsgType::kAbort, 0, msg_flags::kDiverged);
   abort.header.clock = 2;
-  ScriptedEnv env({{0.1, from(3, MsgType::kWorkerDone)},
+  ScriptedEnv env(0, {{0.1, from(3, MsgType::kWorkerDone)},
                    {0.2, abort},
                    {0.3, final_of(1, 0)},
                    {0.3, final_of(2, 1)}});
@@ -144,7 +97,7 @@ TEST(Scheduler, AnAbortStopsTheServersAtOnceAndTheWorkersStillRunning) {
                                          {2, MsgType::kStop, msg_flags::kStopNow},
                                          {4, MsgType::kStop, 0}}));
   ASSERT_EQ(env.sink.events.size(), 1u);
-  EXPECT_EQ(env.sink.events[0], (nlohmann::json{{"type", "diverged"}, {"worker", 1}, {"clock", 2}}));
+  EXPECT_EQ(env.sink.event_json(0), (nlohmann::json{{"type", "diverged"}, {"worker", 1}, {"clock", 2}}));
   EXPECT_TRUE(env.sink.diverged);
   EXPECT_EQ(env.sink.reason, "training diverged: worker 1 saw a non-finite mini-batch loss at clock 2");
 }
@@ -164,15 +117,15 @@ TEST(Scheduler, ASilentServerIsDeclaredDeadAndItsRangeFailsOver) {
   script.emplace_back(1.5, from(4, MsgType::kWorkerDone));
   script.emplace_back(1.6, final_of(2, 0));
   script.emplace_back(1.6, final_of(2, 1));
-  ScriptedEnv env(std::move(script));
+  ScriptedEnv env(0, std::move(script));
   const auto kernels = make_cpu_backend();
   Scheduler(env, spec, *kernels).run();
   // Checked every 0.2 s: at 1.2 s server 1 has been silent for longer than the 1 s timeout.
   ASSERT_EQ(env.sink.events.size(), 2u);
-  EXPECT_EQ(env.sink.events[0].at("node"), "server:0");
-  EXPECT_NEAR(env.sink.events[0].at("silent_s").get<double>(), 1.2, 1e-9);
-  EXPECT_EQ(env.sink.events[0].at("why"), "heartbeat timeout");
-  EXPECT_EQ(env.sink.events[1], (nlohmann::json{{"type", "promoted"}, {"range", 0}, {"server", "server:1"}}));
+  EXPECT_EQ(env.sink.events[0].second.at("node"), "server:0");
+  EXPECT_NEAR(env.sink.events[0].second.at("silent_s").get<double>(), 1.2, 1e-9);
+  EXPECT_EQ(env.sink.events[0].second.at("why"), "heartbeat timeout");
+  EXPECT_EQ(env.sink.event_json(1), (nlohmann::json{{"type", "promoted"}, {"range", 0}, {"server", "server:1"}}));
   // Told to stop at once in case it is only cut off; the rest get epoch 1, where server 2 holds
   // both ranges; only server 2 is stopped at the end.
   EXPECT_EQ(sent_after_start(env), (Sent{{1, MsgType::kStop, msg_flags::kStopNow},
@@ -187,7 +140,7 @@ TEST(Scheduler, ASilentServerIsDeclaredDeadAndItsRangeFailsOver) {
 
 TEST(Scheduler, ARangeWithoutAReplicaEndsTheJobNamingItsKeys) {
   const JobSpec spec = job(1);
-  ScriptedEnv env(server_one_silent());
+  ScriptedEnv env(0, server_one_silent());
   const auto kernels = make_cpu_backend();
   Scheduler scheduler(env, spec, *kernels);
   const std::string reason =
@@ -200,7 +153,7 @@ TEST(Scheduler, ARangeWithoutAReplicaEndsTheJobNamingItsKeys) {
     EXPECT_EQ(std::string(e.what()), reason);
   }
   ASSERT_EQ(env.sink.events.size(), 2u);
-  EXPECT_EQ(env.sink.events[1],
+  EXPECT_EQ(env.sink.event_json(1),
             (nlohmann::json{{"type", "job_lost"}, {"reason", reason}, {"ranges", {0}}}));
   EXPECT_EQ(sent_after_start(env), (Sent{{1, MsgType::kStop, msg_flags::kStopNow},
                                          {2, MsgType::kStop, msg_flags::kStopNow},

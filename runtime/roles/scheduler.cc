@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
 
 namespace pstwin {
@@ -43,36 +44,12 @@ void Scheduler::start_job() {
   }
   // Every replica of a range starts from the same values (or the same checkpoint).
   for (std::uint32_t r = 0; r < ranges_.size(); ++r)
-    for (NodeId server : failover_.membership().replicas[r]) env_.send(server, server_start(r, init));
+    for (NodeId server : failover_.membership().replicas[r])
+      env_.send(server, range_start_message(spec_, r, ranges_[r], init));
   for (std::uint32_t w = 0; w < layout.workers; ++w) env_.send(layout.worker(w), worker_start());
   finals_ = RangeAssembly(ranges_, spec_.values_per_key(),
                           spec_.synthetic ? 0 : spec_.num_parameters(), "final snapshot");
   last_activity_ = env_.now();
-}
-
-Message Scheduler::server_start(std::uint32_t r, const std::vector<float>& init) const {
-  Message m;
-  m.header.type = MsgType::kStart;
-  m.header.range = r;
-  m.keys = {ranges_[r].begin};
-  m.lengths = {static_cast<std::uint32_t>(ranges_[r].size())};
-  if (spec_.resume) {
-    const ResumePoint& rp = *spec_.resume;
-    m.values = rp.params.at(r);
-    m.values.insert(m.values.end(), rp.optimizer_first.at(r).begin(), rp.optimizer_first.at(r).end());
-    m.values.insert(m.values.end(), rp.optimizer_second.at(r).begin(), rp.optimizer_second.at(r).end());
-    m.data = nlohmann::json{{"clock", rp.clock},
-                            {"opt_first", rp.optimizer_first.at(r).size()},
-                            {"opt_second", rp.optimizer_second.at(r).size()},
-                            {"opt_steps", rp.optimizer_steps.at(r)}}.dump();
-  } else if (spec_.synthetic) {
-    m.virtual_values = ranges_[r].size();
-  } else {
-    const std::uint64_t w = spec_.values_per_key();  // floats per key: ranges count keys
-    m.values.assign(init.begin() + static_cast<long>(ranges_[r].begin * w),
-                    init.begin() + static_cast<long>(ranges_[r].end * w));
-  }
-  return m;
 }
 
 Message Scheduler::worker_start() const {

@@ -41,9 +41,6 @@ class Scheduler {
 
   // The lifecycle.
   void start_job();
-  /// The kStart of range `r` for one of its servers, from `init` (the initial parameters of a
-  /// fresh dense job) or the resume point.
-  Message server_start(std::uint32_t r, const std::vector<float>& init) const;
   /// A worker's kStart: every key range's size, in range order.
   Message worker_start() const;
   /// The next message, or nullopt after waiting in vain until the next heartbeat check. Throws

@@ -17,20 +17,7 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       kernels_(kernels),
       rejoining_(rejoining),
-      membership_(initial_membership(spec)),
-      unacked_push_(spec.layout.servers),
-      open_pull_(spec.layout.servers) {}
-
-void Worker::send_to_range(Message m) {
-  const std::uint32_t r = m.header.range;
-  m.header.epoch = membership_.epoch;
-  if (spec_.fault.enabled) {
-    // Kept until acknowledged, to be resent if the range's primary changes.
-    if (m.header.type == MsgType::kPush) unacked_push_[r] = m;
-    else open_pull_[r] = m;
-  }
-  env_.send(membership_.primary(r), std::move(m));
-}
+      router_(env, spec) {}
 
 std::optional<Message> Worker::receive() {
   const double deadline = env_.now() + spec_.stall_timeout_s;
@@ -45,23 +32,7 @@ std::optional<Message> Worker::receive() {
     if (auto m = env_.recv(wait)) return m;
     if (!spec_.fault.enabled) return std::nullopt;
     patience *= 2;
-    for (std::uint32_t r = 0; r < unacked_push_.size(); ++r) {
-      if (unacked_push_[r]) send_to_range(*unacked_push_[r]);
-      if (open_pull_[r]) send_to_range(*open_pull_[r]);
-    }
-  }
-}
-
-void Worker::handle_membership(const Message& m) {
-  Membership next = Membership::from_message(m, spec_);
-  if (next.epoch <= membership_.epoch) return;
-  const Membership before = membership_;
-  membership_ = std::move(next);
-  for (std::uint32_t r = 0; r < spec_.layout.servers; ++r) {
-    if (membership_.primary(r) == before.primary(r)) continue;
-    // The new primary gets the same requests again; request ids make each push count once.
-    if (unacked_push_[r]) send_to_range(*unacked_push_[r]);
-    if (open_pull_[r]) send_to_range(*open_pull_[r]);
+    router_.resend_all();
   }
 }
 
@@ -80,7 +51,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
     probe.header.range = r;
     probe.header.clock = -1;
     probe.header.request_id = next_request_++;
-    send_to_range(std::move(probe));
+    router_.send(std::move(probe));
   }
   std::vector<bool> got(ranges_.size(), false);
   std::size_t left = ranges_.size();
@@ -93,7 +64,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
                                std::to_string(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return std::nullopt;
     if (m->header.type == MsgType::kMembership) {
-      handle_membership(*m);
+      router_.update(*m);
       continue;
     }
     const std::uint32_t r = m->header.range;
@@ -101,7 +72,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
         r >= ranges_.size() || got[r])
       continue;  // a late reply of this node's former life
     got[r] = true;
-    open_pull_[r].reset();
+    router_.answered(r);
     join = std::max(join, m->header.version);
     --left;
   }
@@ -110,8 +81,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
 }
 
 bool Worker::await_acks() {
-  std::uint32_t left = 0;
-  for (const auto& p : unacked_push_) left += p ? 1 : 0;
+  std::uint32_t left = router_.unacknowledged_pushes();
   while (left > 0) {
     auto m = receive();
     if (!m)
@@ -120,14 +90,11 @@ bool Worker::await_acks() {
                                std::to_string(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return false;
     if (m->header.type == MsgType::kMembership) {
-      handle_membership(*m);
+      router_.update(*m);
       continue;
     }
-    const std::uint32_t r = m->header.range;
-    if (m->header.type != MsgType::kPushAck || r >= unacked_push_.size() || !unacked_push_[r] ||
-        unacked_push_[r]->header.request_id != m->header.request_id)
+    if (m->header.type != MsgType::kPushAck || !router_.take_push_ack(*m))
       continue;  // a duplicate or late reply
-    unacked_push_[r].reset();
     --left;
   }
   return true;
@@ -210,7 +177,7 @@ bool Worker::await_start() {
                                std::to_string(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return false;
     if (m->header.type == MsgType::kMembership) {
-      handle_membership(*m);
+      router_.update(*m);
       continue;
     }
     if (m->header.type != MsgType::kStart)
@@ -239,7 +206,7 @@ void Worker::send_pulls(std::int64_t clock) {
     pull.header.range = r;
     pull.header.clock = clock;
     pull.header.request_id = next_request_++;
-    send_to_range(std::move(pull));
+    router_.send(std::move(pull));
   }
 }
 
@@ -254,7 +221,7 @@ void Worker::send_keyed_pulls(const KeyedBatch& b, std::int64_t clock) {
     pull.header.request_id = next_request_++;
     pull.keys.assign(b.keys.begin() + static_cast<long>(b.range_begin[r]),
                      b.keys.begin() + static_cast<long>(b.range_begin[r + 1]));
-    send_to_range(std::move(pull));
+    router_.send(std::move(pull));
   }
 }
 
@@ -279,7 +246,7 @@ bool Worker::await_parameters(std::int64_t clock) {
     const MsgType type = m->header.type;
     if (type == MsgType::kStop) return false;
     if (type == MsgType::kMembership) {
-      handle_membership(*m);
+      router_.update(*m);
       continue;
     }
     const std::uint32_t r = m->header.range;
@@ -312,8 +279,7 @@ bool Worker::await_parameters(std::int64_t clock) {
       std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(first * width));
     }
     // The answer to this clock's pull acknowledges the range's push of the clock before.
-    open_pull_[r].reset();
-    unacked_push_[r].reset();
+    router_.answered(r);
     read_version_ = std::min(read_version_, m->header.version);
     waiting[r] = false;
     --expected;
@@ -393,7 +359,7 @@ void Worker::push(std::int64_t clock, double loss, bool pull_after) {
     else
       m.values.assign(grad_.begin() + static_cast<long>(keys.begin),
                       grad_.begin() + static_cast<long>(keys.end));
-    send_to_range(std::move(m));
+    router_.send(std::move(m));
   }
 }
 
@@ -416,7 +382,7 @@ void Worker::push_keyed(std::int64_t clock, double loss) {
                     grad_.begin() + static_cast<long>(last * width));
     if (spec_.fault.enabled && clock + 1 == static_cast<std::int64_t>(spec_.iterations))
       m.header.flags |= msg_flags::kAckRequested;
-    send_to_range(std::move(m));
+    router_.send(std::move(m));
   }
 }
 

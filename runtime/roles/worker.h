@@ -9,7 +9,7 @@
 #include "runtime/env.h"
 #include "runtime/partition.h"
 #include "runtime/roles/job.h"
-#include "runtime/roles/membership.h"
+#include "runtime/roles/range_router.h"
 
 namespace pstwin {
 
@@ -70,10 +70,6 @@ class Worker {
   /// The next message, within the stall timeout. With fault tolerance, a long silence (four
   /// heartbeat timeouts, doubling after each) resends every unacknowledged push and open pull.
   std::optional<Message> receive();
-  /// Sends `m` to the primary of range m.header.range, stamped with the current epoch.
-  void send_to_range(Message m);
-  /// A newer membership: resend what the ranges that moved have not acknowledged.
-  void handle_membership(const Message& m);
   /// Waits for kPushAck of every range's last push (fault tolerance only); false on kStop.
   bool await_acks();
   /// Waits for every server's reply for `clock`; false on kStop. Sets read_version_.
@@ -104,11 +100,7 @@ class Worker {
   std::int64_t read_version_ = 0;
   std::uint64_t next_request_ = 1;
   bool rejoining_;
-  Membership membership_;
-  /// By range: the last push until acknowledged, and the pull not yet answered (fault tolerance
-  /// only: what to resend to a new primary).
-  std::vector<std::optional<Message>> unacked_push_;
-  std::vector<std::optional<Message>> open_pull_;
+  RangeRouter router_;  ///< routes requests by membership; keeps what to resend
 };
 
 }  // namespace pstwin
