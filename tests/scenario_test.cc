@@ -402,6 +402,32 @@ TEST(Scenario, UnreadableFileAndSyntaxErrorsPointAtTheDocument) {
   }
 }
 
+TEST(Scenario, NumbersBeyondADoubleNameTheirPointerInFilesAndOverrides) {
+  // The reproducers: each aborted every command with an uncaught nlohmann exception.
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/number-out-of-range.json", {}), "/training/learning_rate");
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/seed-out-of-range.json", {}), "/seed");
+  TempDir dir;
+  const std::string file = dir.write("s.json", full_scenario().dump());
+  try {
+    load_scenario(file, {"/training/learning_rate=1e400"});
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), "/training/learning_rate: number 1e400 is outside the range of a double "
+                                     "(magnitude at most 1.7976931348623157e308)");
+  }
+  EXPECT_EQ(override_error(file, {"/cluster/worker/link={\"bandwidth\": \"1Gbps\", \"latency\": -1e999}"}),
+            "/cluster/worker/link/latency");
+}
+
+TEST(Scenario, DuplicateKeysAreRefusedInFilesAndOverrides) {
+  // The reproducer: "workers": 2, "workers": 8 ran with 8 workers.
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/duplicate-key.json", {}), "/cluster/workers");
+  TempDir dir;
+  const std::string file = dir.write("s.json", full_scenario().dump());
+  EXPECT_EQ(override_error(file, {"/cluster/worker/link={\"bandwidth\": \"1Gbps\", \"bandwidth\": \"2Gbps\"}"}),
+            "/cluster/worker/link/bandwidth");
+}
+
 TEST(Scenario, EveryShippedScenarioValidates) {
   const fs::path dir = fs::path(PSTWIN_SOURCE_DIR) / "scenarios";
   int count = 0;

@@ -11,6 +11,7 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
+#include "runtime/scenario/strict_json.h"
 
 namespace pstwin {
 
@@ -36,8 +37,13 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
   } catch (const nlohmann::json::exception& e) {
     throw ScenarioError(pointer_text, "bad override pointer: " + std::string(e.what()));
   }
-  nlohmann::json value = nlohmann::json::parse(value_text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = value_text;
+  // Strict as a file is: a repeated key or a number out of range is an error at its pointer.
+  nlohmann::json value;
+  try {
+    value = parse_strict_json(value_text, pointer_text);
+  } catch (const nlohmann::json::parse_error&) {
+    value = value_text;
+  }
 
   const std::string parent_text = pointer.parent_pointer().to_string();
   const std::string key = pointer.back();
@@ -119,9 +125,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ScenarioError("", path + ": " + e.what());  // nlohmann's message carries line and column
+    doc = parse_strict_json(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw ScenarioError("", path + ": " + e.what());  // a parse_error's message has line and column
   }
   for (const std::string& o : overrides) apply_override(doc, o);
 
