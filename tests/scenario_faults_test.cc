@@ -175,6 +175,10 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
        },
        "/fault_tolerance/heartbeat_interval",
        "/fault_tolerance/heartbeat_interval: heartbeat_timeout (1s) must be longer than heartbeat_interval (2s)"},
+      {"checkpoint clocks beyond int64", [](json& d) { d["fault_tolerance"]["checkpoint_every_clocks"] = 9223372036854775808ULL; },
+       "/fault_tolerance/checkpoint_every_clocks",
+       "/fault_tolerance/checkpoint_every_clocks: expected a non-negative integer <= 9223372036854775807, got "
+       "9223372036854775808"},
       {"zero interval", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = "0s"; },
        "/fault_tolerance/heartbeat_interval", "/fault_tolerance/heartbeat_interval: expected a value > 0, got string \"0s\""},
       {"interval without unit", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = 0.1; },

@@ -29,10 +29,7 @@ using namespace scenario_json;
 namespace {
 
 /// Seconds for messages: "2s", "0.25s".
-std::string seconds(double s) {
-  if (std::floor(s) == s && std::fabs(s) < 1e15) return std::to_string(static_cast<long long>(s)) + "s";
-  return json(s).dump() + "s";
-}
+std::string seconds(double s) { return format_number(s) + "s"; }
 
 /// "4 workers", "1 server".
 std::string count_of(std::uint32_t n, NodeRef::Role role) {
@@ -181,7 +178,9 @@ FaultToleranceSection parse_fault_tolerance(const json& v, const std::string& pt
                                 ")");
   }
   if (o.has("checkpoint_every_clocks"))
-    ft.checkpoint_every_clocks = read_uint(o.at("checkpoint_every_clocks"), o.ptr("checkpoint_every_clocks"));
+    ft.checkpoint_every_clocks =
+        read_uint(o.at("checkpoint_every_clocks"), o.ptr("checkpoint_every_clocks"), 0,
+                  static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));  // clocks are int64
   if (o.has("checkpoint_every"))
     ft.checkpoint_every_s = read_unit(o.at("checkpoint_every"), o.ptr("checkpoint_every"), parse_duration_s, "30s",
                                       false);

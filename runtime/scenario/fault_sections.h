@@ -18,7 +18,7 @@ namespace pstwin::scenario_sections {
 NodeRef parse_node_ref(const std::string& text, const std::string& ptr, const ClusterSection& cluster);
 
 /// "fault_tolerance": replication in [1, cluster.servers], heartbeat_timeout > heartbeat_interval
-/// > 0, checkpoint_every_clocks >= 0, checkpoint_every >= 0, checkpoint_bandwidth > 0. Sets
+/// > 0, checkpoint_every_clocks in [0, 2^63), checkpoint_every >= 0, checkpoint_bandwidth > 0. Sets
 /// `enabled` (the section is present).
 FaultToleranceSection parse_fault_tolerance(const nlohmann::json& v, const std::string& ptr,
                                             const ClusterSection& cluster);
