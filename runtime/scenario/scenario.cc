@@ -106,8 +106,11 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   if (o.has("fault_tolerance"))
     s.fault_tolerance = parse_fault_tolerance(o.at("fault_tolerance"), o.ptr("fault_tolerance"), s.cluster);
   if (o.has("failures")) s.failures = parse_failures(o.at("failures"), o.ptr("failures"), s.cluster);
-  // Failures without the section still need someone to notice them: heartbeats with defaults.
+  // Failures without the section still need someone to notice them: heartbeats with defaults,
+  // which must suit the cluster's links as a written section must.
   s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
+  if (s.fault_tolerance.enabled && !o.has("fault_tolerance"))
+    check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});
