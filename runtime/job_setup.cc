@@ -6,6 +6,7 @@
 
 #include "runtime/data/ratings.h"
 #include "runtime/errors.h"
+#include "runtime/model/label_fit.h"
 #include "runtime/model/mf_model.h"
 #include "runtime/rng.h"
 
@@ -60,6 +61,9 @@ PreparedTraining prepare_training(const Scenario& scenario) {
     p.train = std::make_unique<Dataset>(read_idx(d.train, d.train_labels));
     p.test = std::make_unique<Dataset>(read_idx(d.test, d.test_labels));
   }
+  // Labels the model cannot learn are named with their line, before the model counts classes.
+  check_labels_fit(scenario.model.type, *p.train);
+  check_labels_fit(scenario.model.type, *p.test);
   // A test set may use fewer feature indices or classes than the training set (or more: a
   // feature never seen in training simply has weight zero).
   const std::size_t features = std::max(p.train->cols, p.test->cols);

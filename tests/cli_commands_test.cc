@@ -109,6 +109,26 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
   EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
 }
 
+TEST(Cli, SvmlightQidFileTrainsLikeTheFileWithout) {
+  // The reproducer: "qid:7" was "expected index:value with an integer index".
+  const std::string dir = fresh_dir();
+  nlohmann::json s = toy_scenario(dir);
+  s["data"]["train"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid.libsvm";
+  s["data"]["test"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid-ref.libsvm";
+  s["training"] = {{"iterations", 5}, {"batch_size", 1}, {"learning_rate", 0.5}, {"eval_every", 1}};
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["cluster"]["workers"] = 2;
+  s["cluster"]["servers"] = 1;
+  s.erase("stragglers");
+  std::filesystem::create_directories(dir + "/qid");
+  const std::string with_qid = simulate(dir + "/qid", s);
+  s["data"]["train"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid-ref.libsvm";
+  std::filesystem::create_directories(dir + "/ref");
+  const std::string without = simulate(dir + "/ref", s);
+  EXPECT_EQ(read_json(with_qid + "/bsp/summary.json")["updates"], 10);
+  EXPECT_EQ(sha_of(with_qid, "bsp"), sha_of(without, "bsp"));
+}
+
 TEST(Cli, KeygenWritesAPrivateKeyFileAndNeverOverwrites) {
   const std::string dir = fresh_dir();
   const auto r = run_pstwin("keygen " + dir + "/job.key");
