@@ -12,6 +12,7 @@
 
 #include "runtime/data/dataset.h"
 #include "runtime/errors.h"
+#include "tests/scratch_dir.h"
 
 namespace pstwin {
 namespace {
@@ -22,25 +23,12 @@ using Bytes = std::vector<std::uint8_t>;
 /// Each test writes its files into its own fresh folder, removed afterwards.
 class DataTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("pstwin_data_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& content) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
+  std::string write(const std::string& name, const std::string& content) { return scratch_.write(name, content); }
   std::string write(const std::string& name, const Bytes& content) {
     return write(name, std::string(content.begin(), content.end()));
   }
   std::string write_gz(const std::string& name, const Bytes& content) {
-    const std::string path = (dir_ / name).string();
+    const std::string path = scratch_.file(name);
     gzFile f = gzopen(path.c_str(), "wb");
     EXPECT_NE(f, nullptr);
     EXPECT_EQ(gzwrite(f, content.data(), static_cast<unsigned>(content.size())),
@@ -49,7 +37,8 @@ class DataTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
+  testing_support::ScratchDir scratch_{"pstwin_data"};
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 // ---- LIBSVM: good files ----
@@ -341,6 +330,30 @@ TEST_F(DataTest, IdxRecordsEachLabelsFirstRecord) {
   EXPECT_EQ(ds.labels_file, lbl);
   EXPECT_TRUE(ds.labels_by_record);
   EXPECT_EQ(seen(ds.labels_seen), (Seen{{5, 1}, {9, 3}, {0, 5}}));
+}
+
+TEST_F(DataTest, IdxHeadReadsTheHeadersAndLabelsNotTheImages) {
+  // Images cut after their header: read_idx refuses them, the head does not look.
+  const std::string img = write("img", idx_images(3, 2, 2, {}));
+  const std::string lbl_gz = write_gz("lbl.gz", idx_labels(kLabels));
+  const IdxHead head = read_idx_head(img, lbl_gz, SIZE_MAX);
+  EXPECT_EQ(head.images, 3u);
+  EXPECT_EQ(head.pixels, 4u);
+  EXPECT_EQ(head.labels_read, 3u);
+  EXPECT_EQ(seen(head.labels_seen), (Seen{{0, 1}, {9, 2}, {3, 3}}));
+  EXPECT_EQ(read_idx_head(img, lbl_gz, 1).labels_read, 1u);
+  EXPECT_THROW(read_idx(img, lbl_gz), DataError);
+  // What the head does check: magic, counts, and that the labels are there.
+  EXPECT_THROW(read_idx_head(lbl_gz, lbl_gz, SIZE_MAX), DataError);
+  EXPECT_THROW(read_idx_head(img, write("two", idx_labels({1, 2})), SIZE_MAX), DataError);
+  Bytes cut = idx_labels(kLabels);
+  cut.pop_back();
+  try {
+    read_idx_head(img, write("cut", cut), SIZE_MAX);
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated: header says 3 labels, file has 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(DataTest, IdxDenseView) {

@@ -65,4 +65,18 @@ Dataset parse_libsvm(std::string_view text, const std::string& path);
 /// magic, a truncated file, or image and label counts that differ.
 Dataset read_idx(const std::string& images_path, const std::string& labels_path);
 
+/// What the headers of an IDX pair announce, and the labels of its first records.
+struct IdxHead {
+  std::uint64_t images = 0;  ///< images, and labels, the headers announce
+  std::uint64_t pixels = 0;  ///< per image
+  std::uint64_t labels_read = 0;       ///< labels read: min(images, max_labels)
+  std::vector<LabelSeen> labels_seen;  ///< among those, with 1-based records
+};
+
+/// Reads the two headers and the first `max_labels` labels of an IDX pair, not the images.
+/// Throws DataError (line 0) naming the file as read_idx does for an unreadable file, a wrong
+/// magic, a truncated header, no images or pixels, counts that differ, or fewer labels than
+/// that; that the images file holds every image its header announces is not checked.
+IdxHead read_idx_head(const std::string& images_path, const std::string& labels_path, std::size_t max_labels);
+
 }  // namespace pstwin

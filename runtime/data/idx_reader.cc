@@ -153,6 +153,25 @@ void check_counts_match(std::uint32_t labels, std::uint64_t images, const std::s
 
 }  // namespace
 
+IdxHead read_idx_head(const std::string& images_path, const std::string& labels_path, std::size_t max_labels) {
+  IdxHead head;
+  const auto dims = read_header(read_all(images_path, 16), images_path, kImagesMagic, "images");
+  check_image_sizes(dims, images_path);
+  head.images = dims[0];
+  head.pixels = std::uint64_t{dims[1]} * dims[2];
+  const std::uint64_t wanted = std::min<std::uint64_t>(max_labels, head.images);
+  const std::vector<std::uint8_t> labels = read_all(labels_path, 8 + wanted);
+  check_counts_match(read_header(labels, labels_path, kLabelsMagic, "labels")[0], head.images, labels_path,
+                     images_path);
+  head.labels_read = labels.size() - 8;
+  if (head.labels_read < wanted)
+    throw DataError(labels_path, 0,
+                    "truncated: header says " + std::to_string(head.images) + " labels, file has " +
+                        std::to_string(head.labels_read));
+  head.labels_seen = first_records(labels.data() + 8, head.labels_read);
+  return head;
+}
+
 Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
   Dataset ds;
   ds.source = images_path + " + " + labels_path;
