@@ -380,6 +380,9 @@ TEST(Scenario, BadOverridesNameThePointer) {
   // A well-formed override that makes the scenario invalid is reported by validation.
   EXPECT_EQ(override_error(file, {"/cluster/wrokers=3"}), "/cluster/wrokers");
   EXPECT_EQ(override_error(file, {"/cluster/workers=abc"}), "/cluster/workers");
+  // A value that is not JSON is taken as a string, which JSON requires to be UTF-8 (aborted).
+  EXPECT_EQ(override_error(file, {"/name=\xff"}), "/name");
+  EXPECT_EQ(override_error(file, {"/data/train=\xffx"}), "/data/train");
 }
 
 TEST(Scenario, UnreadableFileAndSyntaxErrorsPointAtTheDocument) {

@@ -66,7 +66,7 @@ std::string describe(const json& v) {
     case json::value_t::array: return "an array";
     case json::value_t::null: return "null";
     case json::value_t::string: {
-      std::string s = v.dump();
+      std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);  // never throws on bad UTF-8
       // Keep messages readable when someone pastes a whole file into one field.
       if (s.size() > 60) s = s.substr(0, 56) + "...\"";
       return "string " + s;

@@ -43,6 +43,12 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
     value = parse_strict_json(value_text, pointer_text);
   } catch (const nlohmann::json::parse_error&) {
     value = value_text;
+    // The document is JSON, written out again into every run's summary: its strings are UTF-8.
+    try {
+      (void)value.dump();
+    } catch (const nlohmann::json::type_error& e) {
+      throw ScenarioError(pointer_text, "the value is not valid UTF-8, as JSON text must be: " + std::string(e.what()));
+    }
   }
 
   const std::string parent_text = pointer.parent_pointer().to_string();
