@@ -6,6 +6,8 @@
 
 #include "runtime/data/ratings.h"
 #include "runtime/errors.h"
+#include "runtime/job_checks.h"
+#include "runtime/model/label_fit.h"
 #include "runtime/model/mf_model.h"
 #include "runtime/rng.h"
 
@@ -20,24 +22,6 @@ constexpr std::uint64_t kRatingsSplitStream = 3;
 
 void shuffle(std::vector<std::uint32_t>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
-}
-}  // namespace
-
-namespace {
-// Every server must own at least one key: an empty shard never sees a push, so its clock, and
-// with it every evaluation, would stay at 0.
-void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys) {
-  if (scenario.cluster.servers > keys)
-    throw ScenarioError("/cluster/servers",
-                        std::to_string(scenario.cluster.servers) + " servers for a model of " +
-                            std::to_string(keys) + " keys; every server needs at least one");
-  // Range sizes travel as 32-bit lengths in the start message.
-  const std::uint64_t per_server = (keys + scenario.cluster.servers - 1) / scenario.cluster.servers;
-  if (per_server > 0xffffffffULL)
-    throw ScenarioError("/cluster/servers",
-                        "a model of " + std::to_string(keys) + " keys over " +
-                            std::to_string(scenario.cluster.servers) +
-                            " servers gives a server more than 2^32 - 1 keys; add servers");
 }
 }  // namespace
 
@@ -60,6 +44,9 @@ PreparedTraining prepare_training(const Scenario& scenario) {
     p.train = std::make_unique<Dataset>(read_idx(d.train, d.train_labels));
     p.test = std::make_unique<Dataset>(read_idx(d.test, d.test_labels));
   }
+  // Labels the model cannot learn are named with their line, before the model counts classes.
+  check_labels_fit(scenario.model.type, *p.train);
+  check_labels_fit(scenario.model.type, *p.test);
   // A test set may use fewer feature indices or classes than the training set (or more: a
   // feature never seen in training simply has weight zero).
   const std::size_t features = std::max(p.train->cols, p.test->cols);
@@ -83,10 +70,7 @@ PreparedTraining prepare_training(const Scenario& scenario) {
 
   const std::uint32_t workers = scenario.cluster.workers;
   const std::size_t n = p.train->rows;
-  if (n < workers)
-    throw ScenarioError("/cluster/workers", std::to_string(workers) + " workers but only " +
-                                                std::to_string(n) + " training rows in " +
-                                                p.train->source);
+  check_workers_have_rows(scenario, n, p.train->source);
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   if (d.partition == "shuffled") {

@@ -21,8 +21,9 @@ struct PreparedTraining {
   std::vector<std::uint32_t> train_eval_rows;
 };
 
-/// Loads the scenario's data (DataError on a bad file), builds its model (ScenarioError at
-/// /model when the data does not fit it, e.g. a logistic model on 10 classes), and partitions the
+/// Loads the scenario's data (DataError on a bad file, and naming the file and line of a label
+/// the model cannot learn: check_labels_fit), builds its model (ScenarioError at /model when the
+/// data does not fit it otherwise, e.g. no features), and partitions the
 /// training rows over the workers: "contiguous" gives worker w rows [w*N/W, (w+1)*N/W); "shuffled"
 /// does the same over a permutation seeded by the scenario seed. Throws ScenarioError at
 /// /cluster/workers when there are fewer training rows than workers.

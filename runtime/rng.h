@@ -21,8 +21,12 @@ class Rng {
   double uniform();
   /// Uniform integer in [0, n), n > 0 (rejection sampling, unbiased).
   std::uint64_t below(std::uint64_t n);
-  /// Standard normal (Box-Muller).
+  /// Standard normal (Box-Muller). |normal()| <= kNormalMax.
   double normal();
+
+  /// The largest |normal()|: sqrt(-2 ln u1) with u1 >= 2^-53 is at most sqrt(106 ln 2) =
+  /// 8.5716743..., rounded up. Scenario checks use it to bound what a draw can scale.
+  static constexpr double kNormalMax = 8.5717;
 
  private:
   std::mt19937_64 engine_;

@@ -109,6 +109,68 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
   EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
 }
 
+TEST(Cli, ScenarioReproducersExitWithStatus2NamingThePointer) {
+  // Each aborted (exit 134) or was accepted before.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"number-out-of-range.json", "/training/learning_rate: number 1e400 is outside the range of a double"},
+      {"seed-out-of-range.json", "/seed: number 1e400"},
+      {"duplicate-key.json", "/cluster/workers: key \"workers\" is given twice in /cluster"},
+      {"heartbeat-false-death.json", "/fault_tolerance/heartbeat_timeout: heartbeat_timeout (300ms) must be more"},
+  };
+  for (const auto& [file, message] : cases) {
+    for (const char* command : {"validate", "simulate --quiet"}) {
+      const auto r = run_pstwin(std::string(command) + " " + PSTWIN_SOURCE_DIR "/tests/inputs/" + file);
+      EXPECT_EQ(r.exit_code, 2) << command << " " << file << "\n" << r.output;
+      EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+    }
+  }
+}
+
+TEST(Cli, ValidateChecksTheDataAndSaysWhatItDidNot) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto ok = run_pstwin("validate " + dir + "/toy.json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("checked: " + dir + "/train.svm: all of it parses; labels -1, 1 fit model type "
+                           "\"logistic\"; 2000 rows for 4 workers"),
+            std::string::npos)
+      << ok.output;
+  EXPECT_NE(ok.output.find("not checked: the model's size"), std::string::npos) << ok.output;
+  // Each validated before, then simulate exited 2.
+  std::ofstream(dir + "/labels24.svm") << "2 1:1\n# a comment\n4 2:1\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--set /data/train=missing.svm", "bad data: missing.svm: cannot open: No such file or directory"},
+      {"--set /data/train=" + dir + "/labels24.svm",
+       "bad data: " + dir + "/labels24.svm:1: label 2 does not fit model type \"logistic\""},
+      {"--set /cluster/workers=2001", "/cluster/workers: 2001 workers but only 2000 training rows in"},
+  };
+  for (const auto& [set, message] : cases) {
+    const auto r = run_pstwin("validate " + dir + "/toy.json " + set);
+    EXPECT_EQ(r.exit_code, 2) << set << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << r.output;
+  }
+}
+
+TEST(Cli, SvmlightQidFileTrainsLikeTheFileWithout) {
+  // The reproducer: "qid:7" was "expected index:value with an integer index".
+  const std::string dir = fresh_dir();
+  nlohmann::json s = toy_scenario(dir);
+  s["data"]["train"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid.libsvm";
+  s["data"]["test"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid-ref.libsvm";
+  s["training"] = {{"iterations", 5}, {"batch_size", 1}, {"learning_rate", 0.5}, {"eval_every", 1}};
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["cluster"]["workers"] = 2;
+  s["cluster"]["servers"] = 1;
+  s.erase("stragglers");
+  std::filesystem::create_directories(dir + "/qid");
+  const std::string with_qid = simulate(dir + "/qid", s);
+  s["data"]["train"] = PSTWIN_SOURCE_DIR "/tests/inputs/qid-ref.libsvm";
+  std::filesystem::create_directories(dir + "/ref");
+  const std::string without = simulate(dir + "/ref", s);
+  EXPECT_EQ(read_json(with_qid + "/bsp/summary.json")["updates"], 10);
+  EXPECT_EQ(sha_of(with_qid, "bsp"), sha_of(without, "bsp"));
+}
+
 TEST(Cli, KeygenWritesAPrivateKeyFileAndNeverOverwrites) {
   const std::string dir = fresh_dir();
   const auto r = run_pstwin("keygen " + dir + "/job.key");

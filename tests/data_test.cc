@@ -7,10 +7,12 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/data/dataset.h"
 #include "runtime/errors.h"
+#include "tests/scratch_dir.h"
 
 namespace pstwin {
 namespace {
@@ -21,25 +23,12 @@ using Bytes = std::vector<std::uint8_t>;
 /// Each test writes its files into its own fresh folder, removed afterwards.
 class DataTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::path(::testing::TempDir()) /
-           ("pstwin_data_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string write(const std::string& name, const std::string& content) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << content;
-    return path;
-  }
+  std::string write(const std::string& name, const std::string& content) { return scratch_.write(name, content); }
   std::string write(const std::string& name, const Bytes& content) {
     return write(name, std::string(content.begin(), content.end()));
   }
   std::string write_gz(const std::string& name, const Bytes& content) {
-    const std::string path = (dir_ / name).string();
+    const std::string path = scratch_.file(name);
     gzFile f = gzopen(path.c_str(), "wb");
     EXPECT_NE(f, nullptr);
     EXPECT_EQ(gzwrite(f, content.data(), static_cast<unsigned>(content.size())),
@@ -48,7 +37,8 @@ class DataTest : public ::testing::Test {
     return path;
   }
 
-  fs::path dir_;
+  testing_support::ScratchDir scratch_{"pstwin_data"};
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 // ---- LIBSVM: good files ----
@@ -143,6 +133,9 @@ TEST_F(DataTest, LibsvmBrokenLineNamesFileLineAndProblem) {
       {"+1 2:inf", "value 'inf' of index 2 is not a finite number"},
       {"+1 2:1e99", "value '1e99' of index 2 is not a finite number"},
       {"+1 2:1:1", "value '1:1' of index 2 is not a finite number"},
+      {"+1 qid:x 1:1", "expected qid:<non-negative integer>, got 'qid:x'"},
+      {"+1 qid: 1:1", "expected qid:<non-negative integer>, got 'qid:'"},
+      {"+1 1:1 qid:3", "integer index, got 'qid:3'"},  // only right after the label
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].line);
@@ -194,6 +187,68 @@ TEST_F(DataTest, LibsvmMissingFileIsNamed) {
     EXPECT_EQ(e.file(), path);
     EXPECT_NE(std::string(e.what()).find(path), std::string::npos);
     EXPECT_NE(std::string(e.what()).find("cannot open"), std::string::npos) << e.what();
+  }
+}
+
+// ---- LIBSVM: SVMlight ranking files, and where each label first appears ----
+
+using Seen = std::vector<std::pair<std::int32_t, std::uint64_t>>;
+
+/// Dataset::labels_seen as (label, line) pairs, to compare in one go.
+Seen seen(const std::vector<LabelSeen>& labels) {
+  Seen out;
+  for (const LabelSeen& l : labels) out.emplace_back(l.label, l.line);
+  return out;
+}
+
+TEST_F(DataTest, LibsvmSkipsSvmlightQueryIds) {
+  // The reproducer: qid:7 after the label, with comments, CRLF, a blank line, '+1', trailing
+  // spaces. It reads exactly as the same rows without qid.
+  const Dataset with_qid = read_libsvm(PSTWIN_SOURCE_DIR "/tests/inputs/qid.libsvm");
+  const Dataset plain = read_libsvm(PSTWIN_SOURCE_DIR "/tests/inputs/qid-ref.libsvm");
+  EXPECT_EQ(with_qid.rows, 2u);
+  EXPECT_EQ(with_qid.labels, (std::vector<std::int32_t>{1, 0}));
+  EXPECT_EQ(with_qid.cols, plain.cols);
+  EXPECT_EQ(with_qid.row_ptr, plain.row_ptr);
+  EXPECT_EQ(with_qid.col_idx, plain.col_idx);
+  EXPECT_EQ(with_qid.values, plain.values);
+  EXPECT_EQ(with_qid.labels, plain.labels);
+  EXPECT_EQ(read_libsvm(write("q.svm", "3 qid:1 1:2\n1 qid:1\n")).row_ptr, (std::vector<std::uint64_t>{0, 1, 1}));
+}
+
+TEST_F(DataTest, LibsvmRecordsEachLabelsFirstLine) {
+  const std::string path = write("l.svm", "# c\n2 1:1\n\n4 2:1\n2 1:1\n-1 1:1\n");
+  const Dataset ds = read_libsvm(path);
+  EXPECT_EQ(ds.labels_file, path);
+  EXPECT_FALSE(ds.labels_by_record);
+  EXPECT_EQ(seen(ds.labels_seen), (Seen{{2, 2}, {4, 4}, {-1, 6}}));  // -1 as written; its class is 0
+  EXPECT_EQ(ds.labels[3], 0);
+}
+
+TEST_F(DataTest, LibsvmMinusOneAndZeroInOneFileAreAnError) {
+  // Both would be class 0: three classes -1, 0, 1 would silently become two.
+  const std::string path = write("t.svm", "-1 1:1\n1 1:1\n0 2:1\n");
+  try {
+    read_libsvm(path);
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.line(), 3u);
+    EXPECT_NE(std::string(e.what()).find("label 0 after label -1 on line 1: -1 (of the -1/+1 convention) and 0 (of "
+                                         "the 0/1 convention) would both be class 0"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(DataTest, ParseLibsvmReadsTextAndNamesThePath) {
+  const Dataset ds = parse_libsvm("+1 2:1\n-1 1:1\n", "head-of.svm");
+  EXPECT_EQ(ds.rows, 2u);
+  EXPECT_EQ(ds.source, "head-of.svm");
+  try {
+    parse_libsvm("+1 2:1\n+1 x\n", "head-of.svm");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(std::string(e.what()).substr(0, 14), "head-of.svm:2:");
   }
 }
 
@@ -267,6 +322,38 @@ TEST_F(DataTest, IdxGzippedAndMixedFiles) {
   const std::string lbl_gz = write_gz("lbl.gz", idx_labels(kLabels));
   expect_tiny_idx(read_idx(img_gz, lbl_gz));
   expect_tiny_idx(read_idx(img_gz, write("lbl", idx_labels(kLabels))));
+}
+
+TEST_F(DataTest, IdxRecordsEachLabelsFirstRecord) {
+  const std::string lbl = write("lbl", idx_labels({5, 5, 9, 5, 0}));
+  const Dataset ds = read_idx(write("img", idx_images(5, 1, 1, {1, 2, 3, 4, 5})), lbl);
+  EXPECT_EQ(ds.labels_file, lbl);
+  EXPECT_TRUE(ds.labels_by_record);
+  EXPECT_EQ(seen(ds.labels_seen), (Seen{{5, 1}, {9, 3}, {0, 5}}));
+}
+
+TEST_F(DataTest, IdxHeadReadsTheHeadersAndLabelsNotTheImages) {
+  // Images cut after their header: read_idx refuses them, the head does not look.
+  const std::string img = write("img", idx_images(3, 2, 2, {}));
+  const std::string lbl_gz = write_gz("lbl.gz", idx_labels(kLabels));
+  const IdxHead head = read_idx_head(img, lbl_gz, SIZE_MAX);
+  EXPECT_EQ(head.images, 3u);
+  EXPECT_EQ(head.pixels, 4u);
+  EXPECT_EQ(head.labels_read, 3u);
+  EXPECT_EQ(seen(head.labels_seen), (Seen{{0, 1}, {9, 2}, {3, 3}}));
+  EXPECT_EQ(read_idx_head(img, lbl_gz, 1).labels_read, 1u);
+  EXPECT_THROW(read_idx(img, lbl_gz), DataError);
+  // What the head does check: magic, counts, and that the labels are there.
+  EXPECT_THROW(read_idx_head(lbl_gz, lbl_gz, SIZE_MAX), DataError);
+  EXPECT_THROW(read_idx_head(img, write("two", idx_labels({1, 2})), SIZE_MAX), DataError);
+  Bytes cut = idx_labels(kLabels);
+  cut.pop_back();
+  try {
+    read_idx_head(img, write("cut", cut), SIZE_MAX);
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_NE(std::string(e.what()).find("truncated: header says 3 labels, file has 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(DataTest, IdxDenseView) {

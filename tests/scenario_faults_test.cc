@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime/codec.h"
 #include "runtime/errors.h"
+#include "runtime/message.h"
 #include "runtime/scenario/failure_schedule.h"
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/scenario.h"
@@ -23,6 +25,9 @@ using testing_support::error_pointer;
 using nlohmann::json;
 using Role = NodeRef::Role;
 using Kind = FailureSpec::Kind;
+using scenario_sections::heartbeat_delivery_s;
+using scenario_sections::kHeartbeatBytes;
+using scenario_sections::min_heartbeat_timeout_s;
 
 /// A timing-only scenario with 4 workers, 3 servers, and every fault key set.
 json faulty_scenario() {
@@ -150,7 +155,7 @@ struct BadCase {
   const char* what;
   std::function<void(json&)> mutate;
   const char* pointer;
-  const char* message;  ///< the full what(), pointer included
+  const char* message;  ///< the full what(), pointer included; null: the pointer is enough
 };
 
 TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
@@ -167,14 +172,23 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
        "/fault_tolerance/replication", "/fault_tolerance/replication: expected at most 1 (the cluster has 1 server), got 2"},
       {"timeout not above interval", [](json& d) { d["fault_tolerance"]["heartbeat_timeout"] = "100ms"; },
        "/fault_tolerance/heartbeat_timeout",
-       "/fault_tolerance/heartbeat_timeout: heartbeat_timeout (0.1s) must be longer than heartbeat_interval (0.1s)"},
+       "/fault_tolerance/heartbeat_timeout: heartbeat_timeout (100ms) must be more than 2 x heartbeat_interval "
+       "(100ms) + 0.2603ms for a heartbeat to reach the scheduler over the cluster's links = 200.3ms, or healthy "
+       "nodes are declared dead: a live node's heartbeats reach the scheduler up to an interval apart (the first "
+       "one an interval plus its network time after the start), and one beat may be late or missed without the "
+       "node being dead"},
+      {"timeout at twice the interval", [](json& d) { d["fault_tolerance"]["heartbeat_timeout"] = "200ms"; },
+       "/fault_tolerance/heartbeat_timeout", nullptr},
       {"interval above the default timeout",
        [](json& d) {
          d["fault_tolerance"].erase("heartbeat_timeout");
          d["fault_tolerance"]["heartbeat_interval"] = "2s";
        },
-       "/fault_tolerance/heartbeat_interval",
-       "/fault_tolerance/heartbeat_interval: heartbeat_timeout (1s) must be longer than heartbeat_interval (2s)"},
+       "/fault_tolerance/heartbeat_interval", nullptr},
+      {"checkpoint clocks beyond int64", [](json& d) { d["fault_tolerance"]["checkpoint_every_clocks"] = 9223372036854775808ULL; },
+       "/fault_tolerance/checkpoint_every_clocks",
+       "/fault_tolerance/checkpoint_every_clocks: expected a non-negative integer <= 9223372036854775807, got "
+       "9223372036854775808"},
       {"zero interval", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = "0s"; },
        "/fault_tolerance/heartbeat_interval", "/fault_tolerance/heartbeat_interval: expected a value > 0, got string \"0s\""},
       {"interval without unit", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = 0.1; },
@@ -245,8 +259,64 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
     json d = faulty_scenario();
     c.mutate(d);
     EXPECT_EQ(error_pointer(d), c.pointer) << c.what << ": " << error_message(d);
-    EXPECT_EQ(error_message(d), c.message) << c.what;
+    if (c.message) {
+      EXPECT_EQ(error_message(d), c.message) << c.what;
+    }
   }
+}
+
+/// The cluster of `doc` as parsed.
+ClusterSection cluster_of(json doc) {
+  doc.erase("fault_tolerance");
+  doc.erase("failures");
+  return parse_scenario(doc).cluster;
+}
+
+TEST(ScenarioFaults, HeartbeatDeliveryIsTheFarthestNodesSimulatedTransfer) {
+  // LV08: 13.01 x (node latency + scheduler latency) + 128 bytes / (0.97 x the slower bandwidth).
+  json d = faulty_scenario();
+  EXPECT_NEAR(heartbeat_delivery_s(cluster_of(d)), 13.01 * 20e-6 + 128 / (0.97 * 1.25e9), 1e-15);
+  d["cluster"]["worker"]["link"] = {{"bandwidth", "1Mbps"}, {"latency", "1ms"}};
+  EXPECT_NEAR(heartbeat_delivery_s(cluster_of(d)), 13.01 * 1.01e-3 + 128 / (0.97 * 1.25e5), 1e-15);
+  EXPECT_NEAR(min_heartbeat_timeout_s(0.2, cluster_of(d)), 0.4 + 13.01 * 1.01e-3 + 128 / (0.97 * 1.25e5), 1e-15);
+}
+
+TEST(ScenarioFaults, HeartbeatBytesBoundAnEncodedHeartbeat) {
+  Message beat;
+  beat.header.type = MsgType::kHeartbeat;
+  beat.header.sender = 0xffffffffu;
+  EXPECT_LE(static_cast<double>(encoded_size(beat)), kHeartbeatBytes);
+}
+
+TEST(ScenarioFaults, HeartbeatTimeoutMustExceedTwoIntervalsPlusDelivery) {
+  // The reproducer of healthy nodes declared dead: 200ms heartbeats, a 300ms timeout, 50us links.
+  try {
+    load_scenario(PSTWIN_SOURCE_DIR "/tests/inputs/heartbeat-false-death.json");
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/fault_tolerance/heartbeat_timeout");
+    EXPECT_NE(std::string(e.what()).find("heartbeat_timeout (300ms) must be more than 2 x heartbeat_interval (200ms) "
+                                         "+ 1.302ms for a heartbeat to reach the scheduler over the cluster's links "
+                                         "= 401.3ms"),
+              std::string::npos)
+        << e.what();
+  }
+  const std::string just_above = "/fault_tolerance/heartbeat_timeout=402ms";
+  EXPECT_DOUBLE_EQ(load_scenario(PSTWIN_SOURCE_DIR "/tests/inputs/heartbeat-false-death.json", {just_above})
+                       .fault_tolerance.heartbeat_timeout_s,
+                   0.402);
+  json d = faulty_scenario();
+  d["fault_tolerance"]["heartbeat_timeout"] = "201ms";  // 2 x 100ms + 0.26ms is 200.26ms
+  EXPECT_EQ(error_pointer(d), "<valid>");
+}
+
+TEST(ScenarioFaults, DefaultHeartbeatsOfFailuresWithoutTheSectionMustSuitTheLinks) {
+  json d = faulty_scenario();
+  d.erase("fault_tolerance");
+  d["failures"] = json::parse(R"([{"node": "worker:1", "at": "2s"}])");
+  EXPECT_EQ(error_pointer(d), "<valid>");  // 200ms and 1s over 10us links
+  d["cluster"]["worker"]["link"]["latency"] = "50ms";  // 13.01 x 50.01ms = 651ms: 2 x 200ms + that > 1s
+  EXPECT_EQ(error_pointer(d), "/fault_tolerance") << error_message(d);
 }
 
 TEST(FailureSchedule, ExplicitEventsComeInTimeOrder) {

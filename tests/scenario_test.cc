@@ -380,6 +380,9 @@ TEST(Scenario, BadOverridesNameThePointer) {
   // A well-formed override that makes the scenario invalid is reported by validation.
   EXPECT_EQ(override_error(file, {"/cluster/wrokers=3"}), "/cluster/wrokers");
   EXPECT_EQ(override_error(file, {"/cluster/workers=abc"}), "/cluster/workers");
+  // A value that is not JSON is taken as a string, which JSON requires to be UTF-8 (aborted).
+  EXPECT_EQ(override_error(file, {"/name=\xff"}), "/name");
+  EXPECT_EQ(override_error(file, {"/data/train=\xffx"}), "/data/train");
 }
 
 TEST(Scenario, UnreadableFileAndSyntaxErrorsPointAtTheDocument) {
@@ -400,6 +403,105 @@ TEST(Scenario, UnreadableFileAndSyntaxErrorsPointAtTheDocument) {
     EXPECT_NE(std::string(e.what()).find(file), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("line 3"), std::string::npos) << e.what();
   }
+}
+
+TEST(Scenario, NumbersBeyondADoubleNameTheirPointerInFilesAndOverrides) {
+  // The reproducers: each aborted every command with an uncaught nlohmann exception.
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/number-out-of-range.json", {}), "/training/learning_rate");
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/seed-out-of-range.json", {}), "/seed");
+  TempDir dir;
+  const std::string file = dir.write("s.json", full_scenario().dump());
+  try {
+    load_scenario(file, {"/training/learning_rate=1e400"});
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(std::string(e.what()), "/training/learning_rate: number 1e400 is outside the range of a double "
+                                     "(magnitude at most 1.7976931348623157e308)");
+  }
+  EXPECT_EQ(override_error(file, {"/cluster/worker/link={\"bandwidth\": \"1Gbps\", \"latency\": -1e999}"}),
+            "/cluster/worker/link/latency");
+}
+
+TEST(Scenario, DuplicateKeysAreRefusedInFilesAndOverrides) {
+  // The reproducer: "workers": 2, "workers": 8 ran with 8 workers.
+  EXPECT_EQ(override_error(PSTWIN_SOURCE_DIR "/tests/inputs/duplicate-key.json", {}), "/cluster/workers");
+  TempDir dir;
+  const std::string file = dir.write("s.json", full_scenario().dump());
+  EXPECT_EQ(override_error(file, {"/cluster/worker/link={\"bandwidth\": \"1Gbps\", \"bandwidth\": \"2Gbps\"}"}),
+            "/cluster/worker/link/bandwidth");
+}
+
+TEST(Scenario, NumbersUsedAsFloat32MustKeepTheirMeaningAsFloat32) {
+  struct Case {
+    std::function<void(json&)> mutate;
+    const char* message;
+  };
+  const std::vector<Case> cases = {
+      {[](json& d) { d["training"]["learning_rate"] = 1e39; },
+       "/training/learning_rate: 1e+39 is infinite as a float32, the type it is used in; expected a number > 0 that "
+       "a float32 holds"},
+      {[](json& d) { d["training"]["learning_rate"] = 1e-50; },
+       "/training/learning_rate: 1e-50 becomes 0 as a float32, the type it is used in; expected a number > 0 that a "
+       "float32 holds"},
+      {[](json& d) { d["training"]["momentum"] = 0.99999999999; },
+       "/training/momentum: 0.99999999999 becomes 1 as a float32, the type it is used in; expected a number in [0, "
+       "1) that a float32 holds"},
+      {[](json& d) {
+         d["training"] = {{"iterations", 1}, {"batch_size", 1}, {"learning_rate", 0.1}, {"optimizer", "adam"},
+                          {"beta2", 0.9999999999}};
+       },
+       "/training/beta2: 0.9999999999 becomes 1 as a float32, the type it is used in; expected a number in [0, 1) "
+       "that a float32 holds"},
+      {[](json& d) {
+         d["training"] = {{"iterations", 1}, {"batch_size", 1}, {"learning_rate", 0.1}, {"optimizer", "adagrad"},
+                          {"epsilon", 1e-46}};
+       },
+       "/training/epsilon: 1e-46 becomes 0 as a float32, the type it is used in; expected a number > 0 that a "
+       "float32 holds"},
+      {[](json& d) { d["model"]["l2"] = 1e-40; },
+       "/model/l2: 1e-40 becomes the subnormal 1e-40 as a float32, the type it is used in; expected a number >= 0 "
+       "that a float32 holds"},
+  };
+  for (const Case& c : cases) {
+    json d = full_scenario();
+    c.mutate(d);
+    EXPECT_EQ(error_message(d), c.message);
+  }
+  json d = full_scenario();
+  d["training"]["momentum"] = 0.9999999;  // 0.99999988 as a float32: still below 1
+  d["model"]["l2"] = 0;                   // zero stays zero
+  EXPECT_EQ(error_message(d), "<valid>");
+}
+
+TEST(Scenario, MfInitScaleKeepsTheLargestDrawFiniteAsFloat32) {
+  json d = full_scenario();
+  d["data"] = {{"format", "ratings"}, {"file", "/d/ratings.csv"}};
+  d["model"] = {{"type", "mf"}, {"rank", 4}, {"init_scale", 3.9e37}};
+  EXPECT_EQ(error_pointer(d), "<valid>") << error_message(d);
+  d["model"]["init_scale"] = 4e37;  // x 8.5717 (Rng::kNormalMax) passes 3.4e38
+  EXPECT_EQ(error_pointer(d), "/model/init_scale");
+}
+
+TEST(Scenario, IntegersWrittenAsFloatsBeyond2To53AreRefused) {
+  json d = full_scenario();
+  d["seed"] = 9007199254740992.0;  // 2^53: every integer up to here is exact
+  EXPECT_EQ(parse_scenario(d).seed, 9007199254740992u);
+  d["seed"] = 1e17;
+  EXPECT_EQ(error_message(d), "/seed: expected a non-negative integer written without a fraction or exponent: "
+                              "1e+17 is beyond 2^53, where a floating-point number no longer holds every integer");
+  d["seed"] = 18446744073709551615ULL;  // as an integer it is exact
+  EXPECT_EQ(parse_scenario(d).seed, 18446744073709551615ULL);
+}
+
+TEST(Scenario, StragglerSlowdownsMustStayFiniteTogether) {
+  json d = full_scenario();
+  d["stragglers"] = json::parse(R"([{"type": "lognormal", "mu": 600, "sigma": 12}])");
+  EXPECT_EQ(error_pointer(d), "<valid>") << error_message(d);  // 600 + 8.5717 x 12 = 702.9 < 709.78
+  d["stragglers"][0]["sigma"] = 13;                               // 711.4: e^ that is infinite
+  EXPECT_EQ(error_pointer(d), "/stragglers/0/mu");
+  d["stragglers"] = json::parse(R"([{"type": "transient", "probability": 1, "factor": 1e200},
+                                    {"type": "slow", "workers": [0], "factor": 1e200}])");
+  EXPECT_EQ(error_pointer(d), "/stragglers/1/factor") << error_message(d);
 }
 
 TEST(Scenario, EveryShippedScenarioValidates) {

@@ -268,5 +268,18 @@ TEST(SimFaults, EveryWorkerDeadEndsTheJobOnceNoneCameBack) {
   EXPECT_EQ(events_of(dir + "/out/bsp", "all_workers_dead").size(), 1u);
 }
 
+TEST(SimFaults, HeartbeatTimeoutJustAboveTheMarginDeclaresNoLiveNodeDead) {
+  // The reproducer (200ms heartbeats, 1s iterations, no failure) with the least timeout that
+  // validation accepts, 2 x 200ms + 1.302ms, rounded up: it used to end "server:0 failed ...".
+  const std::string dir = fresh_dir();
+  json s = read_json(PSTWIN_SOURCE_DIR "/tests/inputs/heartbeat-false-death.json");
+  s["fault_tolerance"]["heartbeat_timeout"] = "402ms";
+  const std::string out = simulate(dir, s);
+  const json summary = summary_of(out);
+  EXPECT_TRUE(summary["completed"].get<bool>()) << summary.dump(2);
+  EXPECT_EQ(summary["updates"], 5);
+  EXPECT_TRUE(events_of(out + "/bsp", "node_dead").empty());
+}
+
 }  // namespace
 }  // namespace pstwin

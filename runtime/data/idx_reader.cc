@@ -22,10 +22,10 @@ namespace {
 constexpr std::uint32_t kImagesMagic = 0x00000803;  // u8 elements, 3 dimensions
 constexpr std::uint32_t kLabelsMagic = 0x00000801;  // u8 elements, 1 dimension
 
-/// The whole decompressed content. gzread passes a file that is not gzip through unchanged, so
-/// one path serves both. The buffer grows with the data actually read: a corrupt header never
-/// makes us allocate what it claims.
-std::vector<std::uint8_t> read_all(const std::string& path) {
+/// The decompressed content, all of it or its first `limit` bytes. gzread passes a file that is
+/// not gzip through unchanged, so one path serves both. The buffer grows with the data actually
+/// read: a corrupt header never makes us allocate what it claims.
+std::vector<std::uint8_t> read_all(const std::string& path, std::size_t limit = SIZE_MAX) {
   errno = 0;
   std::unique_ptr<gzFile_s, int (*)(gzFile)> f(gzopen(path.c_str(), "rb"), &gzclose);
   if (!f) {
@@ -35,10 +35,11 @@ std::vector<std::uint8_t> read_all(const std::string& path) {
   gzbuffer(f.get(), 1 << 17);  // larger than the 8 KiB default: fewer, bigger inflate calls
   std::vector<std::uint8_t> data;
   constexpr std::size_t kChunk = 1 << 20;
-  for (;;) {
+  while (data.size() < limit) {
     const std::size_t old = data.size();
-    data.resize(old + kChunk);
-    const int n = gzread(f.get(), data.data() + old, static_cast<unsigned>(kChunk));
+    const std::size_t want = std::min(kChunk, limit - old);
+    data.resize(old + want);
+    const int n = gzread(f.get(), data.data() + old, static_cast<unsigned>(want));
     if (n < 0) {
       int code = 0;
       const char* msg = gzerror(f.get(), &code);
@@ -69,11 +70,9 @@ std::string hex(std::uint32_t v) {
   return buf;
 }
 
-/// Checks the magic and returns the dimension sizes, having checked that the elements after the
-/// header are exactly as many bytes as their product.
-std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
-                                        const std::string& path, std::uint32_t magic,
-                                        const char* what) {
+/// Checks the magic and returns the dimension sizes; `data` holds at least the header.
+std::vector<std::uint32_t> read_header(const std::vector<std::uint8_t>& data, const std::string& path,
+                                       std::uint32_t magic, const char* what) {
   const std::size_t ndims = magic & 0xFF;
   const std::size_t header = 4 + 4 * ndims;
   if (data.size() < 4) {
@@ -97,10 +96,22 @@ std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
     }
     expected *= dims[i];
   }
+  return dims;
+}
+
+/// read_header, having also checked that the elements after the header are exactly as many
+/// bytes as the product of the sizes.
+std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
+                                        const std::string& path, std::uint32_t magic,
+                                        const char* what) {
+  const std::vector<std::uint32_t> dims = read_header(data, path, magic, what);
+  const std::size_t header = 4 + 4 * dims.size();
+  std::uint64_t expected = 1;
+  for (const std::uint32_t d : dims) expected *= d;
   const std::uint64_t body = data.size() - header;
   if (body != expected) {
     std::string sizes;
-    for (std::size_t i = 0; i < ndims; ++i) sizes += (i ? " x " : "") + std::to_string(dims[i]);
+    for (std::size_t i = 0; i < dims.size(); ++i) sizes += (i ? " x " : "") + std::to_string(dims[i]);
     throw DataError(path, 0,
                     std::string(body < expected ? "truncated" : "size mismatch") +
                         ": header says " + sizes + " = " + std::to_string(expected) +
@@ -109,7 +120,57 @@ std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
   return dims;
 }
 
+/// Each distinct label of `labels` (u8, record i is labels[i]) with its first 1-based record.
+std::vector<LabelSeen> first_records(const std::uint8_t* labels, std::size_t n) {
+  std::vector<LabelSeen> seen;
+  bool known[256] = {};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (known[labels[i]]) continue;
+    known[labels[i]] = true;
+    seen.push_back(LabelSeen{labels[i], i + 1});
+  }
+  return seen;
+}
+
+/// The image sizes of a checked images header: rows x cols pixels, both non-zero, and images.
+void check_image_sizes(const std::vector<std::uint32_t>& dims, const std::string& path) {
+  if (dims[0] == 0) throw DataError(path, 0, "no images");
+  if (dims[1] == 0 || dims[2] == 0) {
+    throw DataError(path, 0,
+                    "images of size " + std::to_string(dims[1]) + " x " + std::to_string(dims[2]) +
+                        " have no pixels");
+  }
+}
+
+void check_counts_match(std::uint32_t labels, std::uint64_t images, const std::string& labels_path,
+                        const std::string& images_path) {
+  if (labels != images) {
+    throw DataError(labels_path, 0,
+                    "has " + std::to_string(labels) + " labels but " + images_path + " has " +
+                        std::to_string(images) + " images");
+  }
+}
+
 }  // namespace
+
+IdxHead read_idx_head(const std::string& images_path, const std::string& labels_path, std::size_t max_labels) {
+  IdxHead head;
+  const auto dims = read_header(read_all(images_path, 16), images_path, kImagesMagic, "images");
+  check_image_sizes(dims, images_path);
+  head.images = dims[0];
+  head.pixels = std::uint64_t{dims[1]} * dims[2];
+  const std::uint64_t wanted = std::min<std::uint64_t>(max_labels, head.images);
+  const std::vector<std::uint8_t> labels = read_all(labels_path, 8 + wanted);
+  check_counts_match(read_header(labels, labels_path, kLabelsMagic, "labels")[0], head.images, labels_path,
+                     images_path);
+  head.labels_read = labels.size() - 8;
+  if (head.labels_read < wanted)
+    throw DataError(labels_path, 0,
+                    "truncated: header says " + std::to_string(head.images) + " labels, file has " +
+                        std::to_string(head.labels_read));
+  head.labels_seen = first_records(labels.data() + 8, head.labels_read);
+  return head;
+}
 
 Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
   Dataset ds;
@@ -119,12 +180,7 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path)
   {
     const std::vector<std::uint8_t> images = read_all(images_path);
     const auto dims = check_header(images, images_path, kImagesMagic, "images");
-    if (dims[0] == 0) throw DataError(images_path, 0, "no images");
-    if (dims[1] == 0 || dims[2] == 0) {
-      throw DataError(images_path, 0,
-                      "images of size " + std::to_string(dims[1]) + " x " +
-                          std::to_string(dims[2]) + " have no pixels");
-    }
+    check_image_sizes(dims, images_path);
     ds.rows = dims[0];
     ds.cols = std::size_t{dims[1]} * dims[2];
     const std::uint8_t* pixels = images.data() + 16;
@@ -134,13 +190,12 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path)
   }  // the byte buffer is freed before the labels are read
 
   const std::vector<std::uint8_t> labels = read_all(labels_path);
-  const auto dims = check_header(labels, labels_path, kLabelsMagic, "labels");
-  if (dims[0] != ds.rows) {
-    throw DataError(labels_path, 0,
-                    "has " + std::to_string(dims[0]) + " labels but " + images_path + " has " +
-                        std::to_string(ds.rows) + " images");
-  }
+  check_counts_match(check_header(labels, labels_path, kLabelsMagic, "labels")[0], ds.rows, labels_path,
+                     images_path);
   ds.labels.assign(labels.begin() + 8, labels.end());
+  ds.labels_file = labels_path;
+  ds.labels_by_record = true;
+  ds.labels_seen = first_records(labels.data() + 8, ds.rows);
   ds.labels01.assign(ds.labels.begin(), ds.labels.end());
   ds.num_classes =
       static_cast<std::size_t>(*std::max_element(ds.labels.begin(), ds.labels.end())) + 1;

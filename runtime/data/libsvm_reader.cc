@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 
 #include "runtime/data/dataset.h"
 #include "runtime/data/read_file.h"
@@ -39,7 +40,7 @@ bool parse_number(std::string_view s, T& out) {
   return ec == std::errc() && end == s.data() + s.size();
 }
 
-/// The class of a label token: -1 is class 0, a non-negative integer is itself.
+/// The label of a label token as written: -1 or a non-negative integer below 2^31 - 1.
 std::int32_t parse_label(std::string_view tok, const std::string& path, std::uint64_t line) {
   double d = 0;
   if (!parse_number(tok, d)) {
@@ -51,7 +52,7 @@ std::int32_t parse_label(std::string_view tok, const std::string& path, std::uin
   if (!std::isfinite(d) || d != std::floor(d)) {
     throw DataError(path, line, "label " + quoted(tok) + " is not an integer");
   }
-  if (d == -1) return 0;
+  if (d == -1) return -1;
   if (d < 0) {
     throw DataError(path, line,
                     "label " + quoted(tok) + " is negative; only -1 (class 0) is allowed");
@@ -63,12 +64,43 @@ std::int32_t parse_label(std::string_view tok, const std::string& path, std::uin
   return static_cast<std::int32_t>(d);
 }
 
+/// SVMlight's "qid:N" (a query id of ranking data): N a non-negative integer. Not a feature.
+bool is_qid(std::string_view tok, const std::string& path, std::uint64_t line) {
+  if (tok.substr(0, 4) != "qid:") return false;
+  std::uint64_t id = 0;
+  const std::string_view digits = tok.substr(4);
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), id);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size())
+    throw DataError(path, line, "expected qid:<non-negative integer>, got " + quoted(tok));
+  return true;
+}
+
+/// Records `label` in ds.labels_seen when it is not in `known` yet (the labels seen so far);
+/// -1 and 0 may not both appear (both would be class 0, so a file with the three classes -1, 0
+/// and 1 would silently become binary).
+void note_label(Dataset& ds, std::unordered_set<std::int32_t>& known, std::int32_t label, std::uint64_t line,
+                const std::string& path) {
+  if (!known.insert(label).second) return;
+  if (label == -1 || label == 0) {
+    for (const LabelSeen& seen : ds.labels_seen)
+      if (seen.label == -1 - label)
+        throw DataError(path, line,
+                        "label " + std::to_string(label) + " after label " + std::to_string(seen.label) +
+                            " on line " + std::to_string(seen.line) +
+                            ": -1 (of the -1/+1 convention) and 0 (of the 0/1 convention) would both be class 0; "
+                            "use one convention, or 0, 1, 2, ... for more than two classes");
+  }
+  ds.labels_seen.push_back(LabelSeen{label, line});
+}
+
 }  // namespace
 
-Dataset read_libsvm(const std::string& path) {
-  const std::string text = read_whole_file(path);
+Dataset read_libsvm(const std::string& path) { return parse_libsvm(read_whole_file(path), path); }
+
+Dataset parse_libsvm(std::string_view text, const std::string& path) {
   Dataset ds;
   ds.source = path;
+  ds.labels_file = path;
   ds.sparse = true;
 
   // One cheap pass to size the arrays: every feature has one ':' and every row one '\n' (at most).
@@ -85,6 +117,7 @@ Dataset read_libsvm(const std::string& path) {
   if (text.size() >= 3 && std::memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3;  // UTF-8 BOM
 
   std::uint64_t line = 0;
+  std::unordered_set<std::int32_t> known_labels;
   std::uint64_t max_index = 0;
   std::int32_t max_class = -1;
   while (p < file_end) {
@@ -107,10 +140,14 @@ Dataset read_libsvm(const std::string& path) {
       p = next_line;
       continue;
     }
-    const std::int32_t cls = parse_label(tok, path, line);
+    const std::int32_t label = parse_label(tok, path, line);
+    note_label(ds, known_labels, label, line, path);
+    const std::int32_t cls = label == -1 ? 0 : label;
 
     std::uint64_t prev_index = 0;
-    while (!(tok = next_token()).empty()) {
+    tok = next_token();
+    if (is_qid(tok, path, line)) tok = next_token();  // a ranking file's query id: skipped
+    for (; !tok.empty(); tok = next_token()) {
       const std::size_t colon = tok.find(':');
       if (colon == std::string_view::npos || colon == 0 || colon + 1 == tok.size()) {
         throw DataError(path, line, "expected index:value, got " + quoted(tok));

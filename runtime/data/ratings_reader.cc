@@ -192,8 +192,9 @@ Dataset as_dataset(const std::string& source, std::shared_ptr<Ratings> r) {
 
 }  // namespace
 
-RatingsTable read_ratings_table(const std::string& path) {
-  const std::string text = read_whole_file(path);
+RatingsTable read_ratings_table(const std::string& path) { return parse_ratings_table(read_whole_file(path), path); }
+
+RatingsTable parse_ratings_table(std::string_view text, const std::string& path) {
   CsvRecords records(text, path);
   std::vector<std::string> fields;
   std::uint64_t line = 0;

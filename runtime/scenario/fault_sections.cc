@@ -1,7 +1,9 @@
 // "fault_tolerance" and "failures": how the job survives failures, and which ones to inject.
 #include "runtime/scenario/fault_sections.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <set>
 
@@ -29,9 +31,14 @@ using namespace scenario_json;
 namespace {
 
 /// Seconds for messages: "2s", "0.25s".
-std::string seconds(double s) {
-  if (std::floor(s) == s && std::fabs(s) < 1e15) return std::to_string(static_cast<long long>(s)) + "s";
-  return json(s).dump() + "s";
+std::string seconds(double s) { return format_number(s) + "s"; }
+
+/// A duration to four significant digits, in ms below a second: "300ms", "401.3ms", "1.5s".
+std::string short_duration(double s) {
+  char buf[32];
+  if (s < 1.0) std::snprintf(buf, sizeof buf, "%.4gms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.4gs", s);
+  return buf;
 }
 
 /// "4 workers", "1 server".
@@ -152,6 +159,35 @@ NodeRef parse_node_ref(const std::string& text, const std::string& ptr, const Cl
   return ref;
 }
 
+double heartbeat_delivery_s(const ClusterSection& cluster) {
+  // SimGrid's LV08 network model (README, "What the simulation models").
+  constexpr double kLatencyFactor = 13.01, kBandwidthFactor = 0.97;
+  const LinkSpec& scheduler = cluster.server.link;  // the scheduler is equipped like a server
+  double worst = 0.0;
+  for (const LinkSpec& node : {cluster.worker.link, cluster.server.link}) {
+    const double bandwidth_Bps = kBandwidthFactor * std::min(node.bandwidth_Bps, scheduler.bandwidth_Bps);
+    worst = std::max(worst, kLatencyFactor * (node.latency_s + scheduler.latency_s) + kHeartbeatBytes / bandwidth_Bps);
+  }
+  return worst;
+}
+
+double min_heartbeat_timeout_s(double interval_s, const ClusterSection& cluster) {
+  return 2.0 * interval_s + heartbeat_delivery_s(cluster);
+}
+
+void check_heartbeat_margin(const FaultToleranceSection& ft, const ClusterSection& cluster, const std::string& ptr) {
+  const double delivery_s = heartbeat_delivery_s(cluster);
+  const double least_s = min_heartbeat_timeout_s(ft.heartbeat_interval_s, cluster);
+  if (ft.heartbeat_timeout_s > least_s) return;
+  throw ScenarioError(
+      ptr, "heartbeat_timeout (" + short_duration(ft.heartbeat_timeout_s) + ") must be more than 2 x heartbeat_interval (" +
+               short_duration(ft.heartbeat_interval_s) + ") + " + short_duration(delivery_s) +
+               " for a heartbeat to reach the scheduler over the cluster's links = " + short_duration(least_s) +
+               ", or healthy nodes are declared dead: a live node's heartbeats reach the scheduler up to an interval "
+               "apart (the first one an interval plus its network time after the start), and one beat may be late "
+               "or missed without the node being dead");
+}
+
 FaultToleranceSection parse_fault_tolerance(const json& v, const std::string& ptr, const ClusterSection& cluster) {
   const Object o(v, ptr,
                  {"replication", "heartbeat_interval", "heartbeat_timeout", "checkpoint_every_clocks",
@@ -173,15 +209,12 @@ FaultToleranceSection parse_fault_tolerance(const json& v, const std::string& pt
   if (o.has("heartbeat_timeout"))
     ft.heartbeat_timeout_s =
         read_unit(o.at("heartbeat_timeout"), o.ptr("heartbeat_timeout"), parse_duration_s, "1s", true);
-  if (!(ft.heartbeat_timeout_s > ft.heartbeat_interval_s)) {
-    // Blame the key the user wrote: the timeout when given, else the interval against the default.
-    const std::string at = o.ptr(o.has("heartbeat_timeout") ? "heartbeat_timeout" : "heartbeat_interval");
-    throw ScenarioError(at, "heartbeat_timeout (" + seconds(ft.heartbeat_timeout_s) +
-                                ") must be longer than heartbeat_interval (" + seconds(ft.heartbeat_interval_s) +
-                                ")");
-  }
+  // Blame the key the user wrote: the timeout when given, else the interval against the default.
+  check_heartbeat_margin(ft, cluster, o.ptr(o.has("heartbeat_timeout") ? "heartbeat_timeout" : "heartbeat_interval"));
   if (o.has("checkpoint_every_clocks"))
-    ft.checkpoint_every_clocks = read_uint(o.at("checkpoint_every_clocks"), o.ptr("checkpoint_every_clocks"));
+    ft.checkpoint_every_clocks =
+        read_uint(o.at("checkpoint_every_clocks"), o.ptr("checkpoint_every_clocks"), 0,
+                  static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()));  // clocks are int64
   if (o.has("checkpoint_every"))
     ft.checkpoint_every_s = read_unit(o.at("checkpoint_every"), o.ptr("checkpoint_every"), parse_duration_s, "30s",
                                       false);

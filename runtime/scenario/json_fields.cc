@@ -1,6 +1,8 @@
 #include "runtime/scenario/json_fields.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -9,19 +11,26 @@
 namespace pstwin::scenario_json {
 namespace {
 
-/// Integers print exactly; others as JSON would write them.
-std::string format_bound(double x) {
-  if (std::floor(x) == x && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
-  return json(x).dump();
+/// 2^53: every integer up to it is a double, not every one above.
+constexpr double kMaxExactInteger = 9007199254740992.0;
+
+/// A float32 as the shortest text that reads back as it: 1, 0.99999994, 1.1754944e-38.
+std::string format_float(float f) {
+  char buf[32];
+  for (int digits = 1; digits <= 9; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*g", digits, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f) break;
+  }
+  return buf;
 }
 
 std::string describe_range(const Range& r) {
   const bool has_min = std::isfinite(r.min), has_max = std::isfinite(r.max);
   if (has_min && has_max)
-    return "a number in " + std::string(r.min_open ? "(" : "[") + format_bound(r.min) + ", " +
-           format_bound(r.max) + (r.max_open ? ")" : "]");
-  if (has_min) return std::string("a number ") + (r.min_open ? "> " : ">= ") + format_bound(r.min);
-  if (has_max) return std::string("a number ") + (r.max_open ? "< " : "<= ") + format_bound(r.max);
+    return "a number in " + std::string(r.min_open ? "(" : "[") + format_number(r.min) + ", " +
+           format_number(r.max) + (r.max_open ? ")" : "]");
+  if (has_min) return std::string("a number ") + (r.min_open ? "> " : ">= ") + format_number(r.min);
+  if (has_max) return std::string("a number ") + (r.max_open ? "< " : "<= ") + format_number(r.max);
   return "a number";
 }
 
@@ -35,6 +44,11 @@ std::string join_quoted(std::initializer_list<std::string_view> items) {
 }
 
 }  // namespace
+
+std::string format_number(double x) {
+  if (std::floor(x) == x && std::fabs(x) < 1e15) return std::to_string(static_cast<long long>(x));
+  return json(x).dump();
+}
 
 std::string child_pointer(const std::string& parent, std::string_view key) {
   std::string out = parent + "/";
@@ -52,7 +66,7 @@ std::string describe(const json& v) {
     case json::value_t::array: return "an array";
     case json::value_t::null: return "null";
     case json::value_t::string: {
-      std::string s = v.dump();
+      std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);  // never throws on bad UTF-8
       // Keep messages readable when someone pastes a whole file into one field.
       if (s.size() > 60) s = s.substr(0, 56) + "...\"";
       return "string " + s;
@@ -75,8 +89,11 @@ std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min
     x = static_cast<std::uint64_t>(v.get<std::int64_t>());
   } else if (v.is_number_float()) {
     const double d = v.get<double>();
-    // 2^64 itself is not representable; stop below it.
-    if (!(d >= 0.0) || d != std::floor(d) || d >= 18446744073709551616.0) fail();
+    if (!(d >= 0.0) || d != std::floor(d)) fail();
+    // Above 2^53 a double skips integers: "9007199254740993.0" reads as ...992.
+    if (d > kMaxExactInteger)
+      throw ScenarioError(ptr, "expected " + expected + " written without a fraction or exponent: " + describe(v) +
+                                   " is beyond 2^53, where a floating-point number no longer holds every integer");
     x = static_cast<std::uint64_t>(d);
   } else {
     fail();
@@ -96,6 +113,21 @@ double read_number(const json& v, const std::string& ptr, Range r) {
   if (!std::isfinite(x)) fail();
   if (r.min_open ? !(x > r.min) : !(x >= r.min)) fail();
   if (r.max_open ? !(x < r.max) : !(x <= r.max)) fail();
+  return x;
+}
+
+double read_float32(const json& v, const std::string& ptr, Range r) {
+  const double x = read_number(v, ptr, r);
+  const float f = static_cast<float>(x);
+  const auto fail = [&](const std::string& why) {
+    throw ScenarioError(ptr, describe(v) + " " + why + " as a float32, the type it is used in; expected " +
+                                 describe_range(r) + " that a float32 holds");
+  };
+  if (!std::isfinite(f)) fail("is infinite");
+  if (x != 0.0 && !std::isnormal(f))
+    fail(f == 0.0f ? std::string("becomes 0") : "becomes the subnormal " + format_float(f));
+  if (r.min_open ? !(f > r.min) : !(f >= r.min)) fail("becomes " + format_float(f));
+  if (r.max_open ? !(f < r.max) : !(f <= r.max)) fail("becomes " + format_float(f));
   return x;
 }
 

@@ -19,10 +19,15 @@ using nlohmann::json;
 /// `parent` + "/" + `key`, with "~" and "/" escaped as RFC 6901 requires.
 std::string child_pointer(const std::string& parent, std::string_view key);
 
+/// A number for messages: integers below 1e15 exactly ("3"), others as JSON writes them ("0.25").
+std::string format_number(double x);
+
 /// A short description of a value for "got ..." in messages: `string "8"`, `-1`, `an object`.
 std::string describe(const json& v);
 
-/// An unsigned integer in [min, max]. Integral floats (1e7) are accepted: JSON writers emit them.
+/// An unsigned integer in [min, max]. Integral floats (1e7) are accepted, as JSON writers emit
+/// them, up to 2^53: beyond, a double no longer holds every integer, so the value read might not
+/// be the one written (write it without a fraction or exponent).
 std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min = 0,
                         std::uint64_t max = std::numeric_limits<std::uint64_t>::max());
 
@@ -36,6 +41,13 @@ struct Range {
 
 /// A finite number within `range`.
 double read_number(const json& v, const std::string& ptr, Range range = {});
+
+/// A number that is used as a float32 (by the kernels and the servers' optimizers): finite and
+/// within `range` as read, and still so once rounded to float32, and not rounded to zero or to a
+/// subnormal float32 when it is not zero. So 1e39 (infinite as a float32), a beta of
+/// 0.9999999999 (1 as a float32, outside [0, 1)) and a learning rate of 1e-50 (0 as a float32)
+/// are errors. Returns the value as read.
+double read_float32(const json& v, const std::string& ptr, Range range = {});
 
 /// A string; non-empty unless `allow_empty`.
 std::string read_string(const json& v, const std::string& ptr, bool allow_empty = false);

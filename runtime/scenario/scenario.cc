@@ -11,6 +11,7 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
+#include "runtime/scenario/strict_json.h"
 
 namespace pstwin {
 
@@ -36,8 +37,19 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
   } catch (const nlohmann::json::exception& e) {
     throw ScenarioError(pointer_text, "bad override pointer: " + std::string(e.what()));
   }
-  nlohmann::json value = nlohmann::json::parse(value_text, nullptr, /*allow_exceptions=*/false);
-  if (value.is_discarded()) value = value_text;
+  // Strict as a file is: a repeated key or a number out of range is an error at its pointer.
+  nlohmann::json value;
+  try {
+    value = parse_strict_json(value_text, pointer_text);
+  } catch (const nlohmann::json::parse_error&) {
+    value = value_text;
+    // The document is JSON, written out again into every run's summary: its strings are UTF-8.
+    try {
+      (void)value.dump();
+    } catch (const nlohmann::json::type_error& e) {
+      throw ScenarioError(pointer_text, "the value is not valid UTF-8, as JSON text must be: " + std::string(e.what()));
+    }
+  }
 
   const std::string parent_text = pointer.parent_pointer().to_string();
   const std::string key = pointer.back();
@@ -100,8 +112,11 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   if (o.has("fault_tolerance"))
     s.fault_tolerance = parse_fault_tolerance(o.at("fault_tolerance"), o.ptr("fault_tolerance"), s.cluster);
   if (o.has("failures")) s.failures = parse_failures(o.at("failures"), o.ptr("failures"), s.cluster);
-  // Failures without the section still need someone to notice them: heartbeats with defaults.
+  // Failures without the section still need someone to notice them: heartbeats with defaults,
+  // which must suit the cluster's links as a written section must.
   s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
+  if (s.fault_tolerance.enabled && !o.has("fault_tolerance"))
+    check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});
@@ -119,9 +134,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
 
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(text.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ScenarioError("", path + ": " + e.what());  // nlohmann's message carries line and column
+    doc = parse_strict_json(text.str());
+  } catch (const nlohmann::json::exception& e) {
+    throw ScenarioError("", path + ": " + e.what());  // a parse_error's message has line and column
   }
   for (const std::string& o : overrides) apply_override(doc, o);
 

@@ -168,6 +168,8 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir =
 
 /// Reads the file at `path`, applies each "/json/pointer=value" override (value parsed as JSON,
 /// else taken as a string; the pointer's parent must exist), then parse_scenario. Throws
-/// ScenarioError for unreadable files and JSON syntax errors too (pointer "" and the line).
+/// ScenarioError for unreadable files and JSON syntax errors too (pointer "" and the line), and
+/// at the value's pointer for a key given twice in one object or a number beyond a double's
+/// range, in the file or in an override (parse_strict_json).
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 }  // namespace pstwin

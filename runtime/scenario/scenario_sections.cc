@@ -3,10 +3,12 @@
 #include "runtime/scenario/scenario_sections.h"
 
 #include <filesystem>
+#include <limits>
 #include <system_error>
 #include <utility>
 
 #include "runtime/errors.h"
+#include "runtime/rng.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/units.h"
 
@@ -117,11 +119,14 @@ ModelSection parse_model(const json& v, const std::string& ptr) {
                           "rank", "init_scale"});
   ModelSection m;
   m.type = read_choice(o.at("type"), o.ptr("type"), {"logistic", "softmax", "mlp", "mf", "synthetic"});
-  if (o.has("l2")) m.l2 = read_number(o.at("l2"), o.ptr("l2"), {.min = 0.0});
+  if (o.has("l2")) m.l2 = read_float32(o.at("l2"), o.ptr("l2"), {.min = 0.0});
   if (m.type == "mf") {
     // Matrix factorisation: factor length, and the spread of the random initial factors.
     m.rank = read_uint(o.at("rank"), o.ptr("rank"), 1, 4096);
-    if (o.has("init_scale")) m.init_scale = read_number(o.at("init_scale"), o.ptr("init_scale"), {.min = 0.0});
+    // Factors start as init_scale * N(0, 1) in float32; the largest draw must stay finite.
+    if (o.has("init_scale"))
+      m.init_scale = read_float32(o.at("init_scale"), o.ptr("init_scale"),
+                                  {.min = 0.0, .max = std::numeric_limits<float>::max() / Rng::kNormalMax});
   } else {
     o.forbid("rank", "only allowed when model.type is \"mf\"");
     o.forbid("init_scale", "only allowed when model.type is \"mf\"");
@@ -161,25 +166,25 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
   if (!synthetic || o.has("batch_size"))
     t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1, kMaxBatchSize);
   if (!synthetic || o.has("learning_rate"))
-    t.learning_rate = read_number(o.at("learning_rate"), o.ptr("learning_rate"), {.min = 0.0, .min_open = true});
+    t.learning_rate = read_float32(o.at("learning_rate"), o.ptr("learning_rate"), {.min = 0.0, .min_open = true});
   if (o.has("optimizer"))
     t.optimizer = read_choice(o.at("optimizer"), o.ptr("optimizer"), {"sgd", "momentum", "adagrad", "adam"});
   if (o.has("momentum")) {
     if (t.optimizer != "momentum")
       throw ScenarioError(o.ptr("momentum"), "only allowed when training.optimizer is \"momentum\"");
-    t.momentum = read_number(o.at("momentum"), o.ptr("momentum"), {.min = 0.0, .max = 1.0, .max_open = true});
+    t.momentum = read_float32(o.at("momentum"), o.ptr("momentum"), {.min = 0.0, .max = 1.0, .max_open = true});
   }
   // Adam's moment decays, and the epsilon of the adaptive optimizers (ServerOptimizer).
   for (const auto& [key, field] : {std::pair{"beta1", &t.beta1}, std::pair{"beta2", &t.beta2}}) {
     if (!o.has(key)) continue;
     if (t.optimizer != "adam")
       throw ScenarioError(o.ptr(key), "only allowed when training.optimizer is \"adam\"");
-    *field = read_number(o.at(key), o.ptr(key), {.min = 0.0, .max = 1.0, .max_open = true});
+    *field = read_float32(o.at(key), o.ptr(key), {.min = 0.0, .max = 1.0, .max_open = true});
   }
   if (o.has("epsilon")) {
     if (t.optimizer != "adagrad" && t.optimizer != "adam")
       throw ScenarioError(o.ptr("epsilon"), "only allowed when training.optimizer is \"adagrad\" or \"adam\"");
-    t.epsilon = read_number(o.at("epsilon"), o.ptr("epsilon"), {.min = 0.0, .min_open = true});
+    t.epsilon = read_float32(o.at("epsilon"), o.ptr("epsilon"), {.min = 0.0, .min_open = true});
   }
   if (o.has("eval_every"))
     t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1, kMaxIterations);

@@ -1,9 +1,12 @@
 // "consistency" (the runs to compare) and "stragglers" (how workers slow down): the sections that
 // say what varies, as opposed to the job itself in scenario_sections.cc.
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <set>
 
 #include "runtime/errors.h"
+#include "runtime/rng.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/units.h"
@@ -137,7 +140,27 @@ std::vector<ConsistencyVariant> parse_consistency(const json& v, const std::stri
 std::vector<StragglerSpec> parse_stragglers(const json& v, const std::string& ptr, std::uint32_t workers) {
   read_array(v, ptr, true);
   std::vector<StragglerSpec> out;
-  for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_straggler(v[i], ptr + "/" + std::to_string(i), workers));
+  // A worker's compute time is multiplied by every straggler that applies to it, so the largest
+  // slowdown they can give together must be a finite double. Summed as logarithms, which do
+  // not overflow: a lognormal's largest factor is e^(mu + kNormalMax * sigma).
+  const double max_log = std::log(std::numeric_limits<double>::max());
+  double log_slowdown = 0.0;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    const std::string p = ptr + "/" + std::to_string(i);
+    out.push_back(parse_straggler(v[i], p, workers));
+    const StragglerSpec& s = out.back();
+    const bool lognormal = s.kind == StragglerSpec::Kind::kLognormal;
+    log_slowdown += lognormal ? std::max(0.0, s.mu + Rng::kNormalMax * s.sigma) : std::log(s.factor);
+    if (log_slowdown > max_log)
+      throw ScenarioError(p + (lognormal ? "/mu" : "/factor"),
+                          std::string(lognormal ? "e^(mu + " + format_number(Rng::kNormalMax) +
+                                                      " x sigma), the largest slowdown a draw can give,"
+                                                : "the slowdown") +
+                              (i > 0 ? " together with the stragglers before it" : "") +
+                              " is infinite as a double (e^" + format_number(log_slowdown) +
+                              "), and compute times are multiplied by it; keep the natural log of the "
+                              "combined slowdown below " + format_number(max_log));
+  }
   return out;
 }
 

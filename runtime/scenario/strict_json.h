@@ -1,0 +1,25 @@
+// Parsing JSON text a user wrote (scenario files, --set values) strictly: what nlohmann::json
+// accepts silently (a key given twice) or throws without saying where (a number too large for
+// a double) becomes a ScenarioError at the value's JSON pointer.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+namespace pstwin {
+
+/// Parses `text` as one JSON document. `base_pointer` is prepended to every pointer in errors:
+/// the place the document goes ("" for a whole file, "/training" for a --set value there).
+/// Throws:
+/// - ScenarioError at the pointer of the second occurrence for a key given twice in one object
+///   (nlohmann would keep the last value silently), e.g. "/cluster/workers: key "workers" is
+///   given twice in /cluster";
+/// - ScenarioError at the number's pointer for a number outside the range of a double (1e400,
+///   -1e400; nlohmann throws out_of_range 406 without a location);
+/// - nlohmann::json::parse_error for text that is not JSON (its message has line and column):
+///   callers decide whether that is an error (a file) or not (a --set value taken as a string).
+nlohmann::json parse_strict_json(std::string_view text, const std::string& base_pointer = "");
+
+}  // namespace pstwin
