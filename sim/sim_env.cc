@@ -54,8 +54,17 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
 SimEnv::~SimEnv() {
   // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
   // while the actor is being killed (its host failed): it may not call into SimGrid then.
-  if (std::uncaught_exceptions() == 0 && world_.mailboxes[self_] == mailbox_)
-    mailbox_->set_receiver(nullptr);
+  if (std::uncaught_exceptions() > 0) {
+    (void)pending_.detach();  // not released: that would call into SimGrid
+    return;
+  }
+  if (pending_) {
+    // The role is done: what still arrives for this incarnation is not for anyone.
+    pending_->cancel();
+    pending_ = nullptr;
+    delete pending_payload_;
+  }
+  if (world_.mailboxes[self_] == mailbox_) mailbox_->set_receiver(nullptr);
 }
 
 void SimEnv::send(NodeId to, Message msg) { sim_send(world_, self_, to, std::move(msg)); }
@@ -73,14 +82,20 @@ void SimEnv::ModelledStore::store(const ShardCheckpoint& checkpoint) {
 std::optional<Message> SimEnv::recv(double timeout_s) {
   const double deadline = now() + timeout_s;
   for (;;) {
+    // One receive stays posted across calls: Mailbox::get(timeout) would cancel a transfer that
+    // is still under way when the timeout passes, and its message would be lost.
+    if (!pending_) pending_ = mailbox_->get_async<Message>(&pending_payload_);
     try {
-      std::unique_ptr<Message> m(mailbox_->get<Message>(std::max(0.0, deadline - now())));
+      if (sg4::Comm::wait_any_for({pending_}, std::max(0.0, deadline - now())) < 0)
+        return std::nullopt;  // timed out; the receive stays posted for the next call
+      pending_ = nullptr;
+      std::unique_ptr<Message> m(pending_payload_);
+      pending_payload_ = nullptr;
       return std::move(*m);
-    } catch (const simgrid::TimeoutException&) {
-      return std::nullopt;
     } catch (const simgrid::NetworkFailureException&) {
       // The sender's host or a link on the way failed during the transfer: that message is lost,
       // as on a real network. Wait on for the next one.
+      pending_ = nullptr;
       if (now() >= deadline) return std::nullopt;
     }
   }

@@ -2,7 +2,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
+
+#include <simgrid/s4u/Comm.hpp>
 
 #include "kernels/device_spec.h"
 #include "runtime/env.h"
@@ -89,6 +92,11 @@ class SimEnv : public Env {
   /// The mailbox this incarnation of the node reads: world.mailboxes[self] when it started (a
   /// failure or a restart moves the node to a fresh one).
   simgrid::s4u::Mailbox* mailbox_;
+  /// The receive posted on mailbox_ and not yet matched. It outlives a recv() that timed out, so
+  /// a transfer still under way then is delivered to the next recv() instead of being cancelled
+  /// with the wait (which would lose the message).
+  simgrid::s4u::CommPtr pending_;
+  Message* pending_payload_ = nullptr;
   Rng rng_;
   ModelledStore store_;
 };
