@@ -11,6 +11,7 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
+#include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
 
@@ -74,7 +75,7 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
                  {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
-                  "fault_tolerance", "failures", "output"});
+                  "fault_tolerance", "failures", "output", "simulation"});
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));
@@ -102,6 +103,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   if (o.has("failures")) s.failures = parse_failures(o.at("failures"), o.ptr("failures"), s.cluster);
   // Failures without the section still need someone to notice them: heartbeats with defaults.
   s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
+  if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

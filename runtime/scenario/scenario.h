@@ -10,6 +10,7 @@
 
 #include "kernels/device_spec.h"
 #include "runtime/consistency/controller.h"
+#include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
 
@@ -167,6 +168,7 @@ struct Scenario {
   FaultToleranceSection fault_tolerance;
   std::vector<FailureSpec> failures;
   OutputSection output;
+  SimulationSection simulation;  ///< "simulation": read by simulate only
   nlohmann::json source;  ///< the JSON it was parsed from, after --set overrides
 };
 
