@@ -7,9 +7,11 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/scenario_options.h"
+#include "cli/simgrid_cfg_option.h"
 #include "cli/variant_processes.h"
 #include "runtime/errors.h"
 #include "runtime/job_setup.h"
+#include "sim/simgrid_options.h"
 #include "sim/simulation.h"
 
 namespace po = boost::program_options;
@@ -19,10 +21,18 @@ namespace pstwin::cli {
 namespace {
 constexpr const char* kUsage =
     "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
-    "                       [--device auto|cpu|cuda]\n"
+    "                       [--device auto|cpu|cuda] [--cfg NAME:VALUE ...]\n"
     "Runs each consistency variant of the scenario in SimGrid (one child process each) and\n"
     "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
-    "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.";
+    "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.\n"
+    "--cfg gives SimGrid's engine one of its own options, as any SimGrid program takes them,\n"
+    "after the scenario's simulation.cfg list (the last value of a name wins). Useful ones:\n"
+    "  contexts/factory:thread|ucontext|raw|boost  how actors switch (raw is the default)\n"
+    "  network/model:LV08|CM02|SMPI|IB           the network model (LV08 is the default)\n"
+    "  network/crosstraffic:0|1                   flows' acks load the reverse direction (1)\n"
+    "  network/TCP-gamma:BYTES                    TCP window bounding a flow's rate (4194304)\n"
+    "  maxmin/precision:X  surf/precision:X       solver tolerances (1e-05, 1e-09)\n"
+    "SimGrid checks each in a child process first; one it refuses is an error (status 2).";
 }  // namespace
 
 int simulate_command(const std::vector<std::string>& args) {
@@ -35,11 +45,13 @@ int simulate_command(const std::vector<std::string>& args) {
       ("quiet,q", "no progress line");
   // Simulated time comes from the cluster's device specs; this only moves the real math.
   add_device_option(desc, "default cpu (the scenario's training.device is for real runs)");
+  add_simgrid_cfg_option(desc);
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
+  if (!take_simgrid_options(*vm, *scenario)) return 2;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
   if (vm->count("jobs")) {
     const int requested = (*vm)["jobs"].as<int>();
@@ -60,6 +72,11 @@ int simulate_command(const std::vector<std::string>& args) {
   const auto device = resolve_device(*requested, "simulate", &chosen);
   if (!device) return 2;
   if (*requested != "cpu") std::cerr << "simulate: kernels on " << chosen << "\n";
+  if (!scenario->simulation.cfg.empty()) {
+    std::cerr << "simulate: SimGrid options";
+    for (const auto& option : scenario->simulation.cfg) std::cerr << " " << option;
+    std::cerr << "\n";
+  }
 
   // Data is read once here; the children share it copy-on-write after fork.
   auto prepared_or = prepare_training_or_report(*scenario);
@@ -77,8 +94,13 @@ int simulate_command(const std::vector<std::string>& args) {
   const auto status = run_variant_processes(
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
-        simulate_variant(*scenario, scenario->consistency[i], prepared, out + "/" + names[i],
-                         report, *device);
+        try {
+          simulate_variant(*scenario, scenario->consistency[i], prepared, out + "/" + names[i],
+                           report, *device);
+        } catch (const SimGridOptionError& e) {  // checked above already; bad input all the same
+          std::cerr << "\npstwin: variant " << names[i] << ": " << e.what() << "\n";
+          return 2;
+        }
         return 0;
       },
       vm->count("quiet") > 0);

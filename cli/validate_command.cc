@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
+#include "cli/simgrid_cfg_option.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/data_check.h"
 #include "runtime/errors.h"
@@ -14,11 +15,17 @@ int validate_command(const std::vector<std::string>& args) {
   po::options_description desc("validate options");
   po::positional_options_description pos;
   add_scenario_options(desc, pos);
+  add_simgrid_cfg_option(desc);
   int code = 0;
-  auto vm = parse_args(args, desc, pos, "usage: pstwin validate SCENARIO.json [--set /ptr=value]", code);
+  auto vm = parse_args(args, desc, pos,
+                       "usage: pstwin validate SCENARIO.json [--set /ptr=value ...] [--cfg NAME:VALUE ...]\n"
+                       "Checks the scenario, and asks SimGrid whether it takes each of its options\n"
+                       "(simulation.cfg, then --cfg), without running anything.",
+                       code);
   if (!vm) return code;
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
+  if (!take_simgrid_options(*vm, *scenario)) return 2;
   // The data too, as far as that is cheap: what it finds is what simulate would refuse.
   DataCheck data;
   try {
@@ -34,6 +41,10 @@ int validate_command(const std::vector<std::string>& args) {
             << " workers, " << scenario->cluster.servers << " servers, model "
             << scenario->model.type << ", variants:";
   for (const auto& v : scenario->consistency) std::cout << ' ' << v.name;
+  if (!scenario->simulation.cfg.empty()) {
+    std::cout << "; SimGrid options:";
+    for (const auto& option : scenario->simulation.cfg) std::cout << ' ' << option;
+  }
   std::cout << "\n";
   for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";

@@ -16,6 +16,7 @@
 #include "sim/fault_injection.h"
 #include "sim/platform.h"
 #include "sim/sim_env.h"
+#include "sim/simgrid_options.h"
 #include "sim/stragglers.h"
 
 namespace sg4 = simgrid::s4u;
@@ -74,10 +75,9 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
       progress(row.time_s, static_cast<double>(row.clock) / static_cast<double>(spec.iterations));
     };
 
-  int argc = 1;
-  char name[] = "pstwin";
-  char* argv[] = {name, nullptr};
-  sg4::Engine engine(&argc, argv);
+  // The scenario's SimGrid options, as --cfg= arguments (checked first: SimGridOptionError).
+  SimGridArgs engine_args(scenario.simulation.cfg);
+  sg4::Engine engine(engine_args.argc(), engine_args.argv());
   // SimGrid's own chatter (e.g. its deadlock report) is replaced by our checks below.
   xbt_log_control_set("root.thresh:critical");
 

@@ -18,7 +18,9 @@ using ProgressFn = std::function<void(double sim_time_s, double fraction)>;
 /// events.jsonl and summary.json (see README "Outputs"). Returns the summary. SimGrid allows one
 /// engine per process: call this once per process (the CLI forks a child per variant).
 /// A diverged run is not an error: its summary says so. Throws std::runtime_error when a role
-/// failed or did not finish (deadlock), after writing what it can of the outputs.
+/// failed or did not finish (deadlock), after writing what it can of the outputs, and
+/// SimGridOptionError (sim/simgrid_options.h) before the simulation starts when SimGrid refuses
+/// one of scenario.simulation.cfg, its own options, which the engine is given as --cfg=NAME:VALUE.
 /// The roles' math runs on make_backend(device) (kernels/select_backend.h): "cpu" by default,
 /// since simulated time comes from the cluster's device specs, not from the machine running the
 /// simulation; "cuda" (or a resolved "auto") only changes where the real math is done.

@@ -12,6 +12,7 @@
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/strict_json.h"
+#include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
 
@@ -86,7 +87,7 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
                  {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
-                  "fault_tolerance", "failures", "output"});
+                  "fault_tolerance", "failures", "output", "simulation"});
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));
@@ -117,6 +118,7 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
   if (s.fault_tolerance.enabled && !o.has("fault_tolerance"))
     check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
+  if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

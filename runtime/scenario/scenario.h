@@ -11,6 +11,7 @@
 #include "kernels/device_spec.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/model/model_section.h"
+#include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
 
@@ -155,6 +156,7 @@ struct Scenario {
   FaultToleranceSection fault_tolerance;
   std::vector<FailureSpec> failures;
   OutputSection output;
+  SimulationSection simulation;  ///< "simulation": read by simulate only
   nlohmann::json source;  ///< the JSON it was parsed from, after --set overrides
 };
 

@@ -1,0 +1,57 @@
+// "simulation": SimGrid's own options as a scenario lists them (their spelling; SimGrid itself
+// judges names and values in sim/simgrid_options.cc).
+#include "runtime/scenario/simulation_section.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/json_fields.h"
+
+namespace pstwin {
+
+std::string simgrid_option_syntax_error(const std::string& option) {
+  const std::string expected = "expected NAME:VALUE, one SimGrid option such as network/model:CM02";
+  const std::size_t colon = option.find(':');
+  if (colon == std::string::npos) return expected + " (no ':' in \"" + option + "\")";
+  const std::string name = option.substr(0, colon);
+  const std::string value = option.substr(colon + 1);
+  if (name.empty()) return expected + " (no NAME before the ':' in \"" + option + "\")";
+  const auto bad_name_char = std::find_if(name.begin(), name.end(), [](unsigned char c) {
+    return !std::isalnum(c) && c != '/' && c != '_' && c != '.' && c != '-';
+  });
+  if (bad_name_char != name.end())
+    return "the name \"" + name + "\" has a '" + std::string(1, *bad_name_char) +
+           "'; SimGrid's option names are made of letters, digits and /_.-";
+  if (value.empty()) return expected + " (no VALUE after \"" + name + ":\")";
+  if (std::any_of(value.begin(), value.end(), [](unsigned char c) { return std::isspace(c); }))
+    return "the value of " + name + " has white space; give one option per entry (SimGrid would "
+           "read \"" + option + "\" as several)";
+  if (value == "help")
+    return "\"help\" is not a value: it makes SimGrid print the choices of " + name +
+           " and end the process; give a wrong value to see them in the error";
+  return "";
+}
+
+}  // namespace pstwin
+
+namespace pstwin::scenario_sections {
+
+using namespace scenario_json;
+
+SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"cfg"});
+  SimulationSection s;
+  if (!o.has("cfg")) return s;
+  const json& list = read_array(o.at("cfg"), o.ptr("cfg"), /*allow_empty=*/true);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = child_pointer(o.ptr("cfg"), std::to_string(i));
+    std::string option = read_string(list[i], at);
+    if (const std::string why = simgrid_option_syntax_error(option); !why.empty())
+      throw ScenarioError(at, why);
+    s.cfg.push_back(std::move(option));
+  }
+  return s;
+}
+
+}  // namespace pstwin::scenario_sections
