@@ -144,8 +144,8 @@ TEST(Scheduler, ARangeWithoutAReplicaEndsTheJobNamingItsKeys) {
   const auto kernels = make_cpu_backend();
   Scheduler scheduler(env, spec, *kernels);
   const std::string reason =
-      "server:0 failed and no live replica holds range 0 (keys [0, 3)) (replication 1): their "
-      "parameters are lost";
+      "server:0 was declared dead after 1.2 s without a heartbeat (heartbeat_timeout 1 s) and no "
+      "live replica holds range 0 (keys [0, 3)) (replication 1): their parameters are lost";
   try {
     scheduler.run();
     FAIL() << "no error";

@@ -1,6 +1,7 @@
 #include "runtime/roles/scheduler.h"
 
 #include <algorithm>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -20,8 +21,8 @@ void Scheduler::run() {
   start_job();
   while (!finals_.complete()) {
     const std::optional<Message> m = next_message();
-    if (spec_.fault.enabled) check_heartbeats();
     if (m && !fenced(*m)) handle(*m);
+    if (spec_.fault.enabled) check_heartbeats();
   }
   finish();
 }
@@ -67,8 +68,7 @@ std::optional<Message> Scheduler::next_message() {
   double wait = spec_.stall_timeout_s - (env_.now() - last_activity_);
   if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_interval_s);
   auto m = wait > 0 ? env_.recv(wait) : std::nullopt;
-  if (m) heartbeats_.heard(m->header.sender, env_.now());
-  if (m && m->header.type != MsgType::kHeartbeat) last_activity_ = env_.now();
+  if (m) note(*m);
   if (all_workers_dead_since_ && env_.now() - *all_workers_dead_since_ >= spec_.stall_timeout_s)
     lose_job("all " + std::to_string(spec_.layout.workers) +
              " workers failed before any finished, and none came back within " +
@@ -80,6 +80,11 @@ std::optional<Message> Scheduler::next_message() {
                              std::to_string(spec_.stall_timeout_s) +
                              " s; a role is stuck or gone");
   return m;
+}
+
+void Scheduler::note(const Message& m) {
+  heartbeats_.heard(m.header.sender, env_.now());
+  if (m.header.type != MsgType::kHeartbeat) last_activity_ = env_.now();
 }
 
 bool Scheduler::fenced(const Message& m) const {
@@ -247,7 +252,23 @@ void Scheduler::stop_now(NodeId node) {
 
 // ---- Failures.
 
+bool Scheduler::any_overdue() const {
+  const double now = env_.now();
+  for (NodeId n = 1; n < spec_.layout.nodes(); ++n)
+    if (failover_.watched(n, finals_.ranges_in()) && heartbeats_.overdue(n, now)) return true;
+  return false;
+}
+
 void Scheduler::check_heartbeats() {
+  if (!any_overdue()) return;
+  // What already arrived counts first: a scheduler that was busy (an evaluation, a loaded
+  // machine) finds the heartbeats of that time queued, and must not take them for silence.
+  while (!finals_.complete()) {
+    const std::optional<Message> m = env_.recv(0.0);
+    if (!m) break;
+    note(*m);
+    if (!fenced(*m)) handle(*m);
+  }
   const double now = env_.now();
   for (NodeId n = 1; n < spec_.layout.nodes(); ++n)
     if (failover_.watched(n, finals_.ranges_in()) && heartbeats_.overdue(n, now)) declare_dead(n);
@@ -276,8 +297,16 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
           .append(std::to_string(ranges_[r].begin)).append(", ")
           .append(std::to_string(ranges_[r].end)).append("))");
     }
-    lose_job(node_name(node) + " failed and no live replica holds " + ranges + " (replication " +
-                 std::to_string(spec_.fault.replication) + "): their parameters are lost",
+    // Say what the scheduler knows: a silent node may be cut off rather than failed.
+    std::ostringstream why;
+    if (tell_it)
+      why << " was declared dead after " << heartbeats_.silent_s(node, env_.now())
+          << " s without a heartbeat (heartbeat_timeout " << spec_.fault.heartbeat_timeout_s << " s)";
+    else
+      why << " restarted";
+    lose_job(node_name(node) + why.str() + " and no live replica holds " + ranges +
+                 " (replication " + std::to_string(spec_.fault.replication) +
+                 "): their parameters are lost",
              {{"ranges", loss.lost}});
   }
   announce_backups(loss.backups);

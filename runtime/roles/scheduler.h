@@ -46,6 +46,9 @@ class Scheduler {
   /// The next message, or nullopt after waiting in vain until the next heartbeat check. Throws
   /// std::runtime_error when the stall timeout has passed with nothing to do.
   std::optional<Message> next_message();
+  /// Records that `m` arrived now: its sender is alive, and the job is active unless m is a
+  /// heartbeat.
+  void note(const Message& m);
   /// A node declared dead is fenced: what it sends, but kRejoin, is ignored.
   bool fenced(const Message& m) const;
   void handle(const Message& m);
@@ -77,7 +80,10 @@ class Scheduler {
   void stop_now(NodeId node);
 
   // Failures (the decisions are Failover's).
-  /// Declares every watched node silent for longer than the heartbeat timeout dead.
+  /// Whether a watched node has been silent for longer than the heartbeat timeout.
+  bool any_overdue() const;
+  /// Declares every watched node silent for longer than the heartbeat timeout dead, after
+  /// handling what already arrived (recv with timeout 0), so queued heartbeats count.
   void check_heartbeats();
   /// Declares `node` dead and fails over its ranges; with `tell_it`, also sends it kStop (it may
   /// only be cut off). Throws std::runtime_error when a range is left with no replica.
