@@ -13,40 +13,20 @@
 
 namespace pstwin {
 
-/// One worker. Protocol (all through Env):
-///   1. wait for kStart from the scheduler: every server's key range;
-///   2. for clock c = 0 .. iterations-1: have the parameters for c (a kPull to every server for
-///      c = 0; afterwards the push of c-1 carried kPullAfter), wait for every server's kPullReply,
-///      compute the mean gradient of a mini-batch of its partition, account its cost, push each
-///      server its slice for clock c;
-///   3. send kWorkerDone to the scheduler and return.
-/// Sparse models (JobSpec::sparse()) move only the keys a mini-batch touches (msg_flags::kKeyed):
-/// batch c is drawn before its pull, its sorted unique keys (Model::batch_keys) are split by
-/// server range, and each server gets a keyed kPull for its share (possibly no keys: the pull
-/// still waits for the consistency model). The gradient rows of those keys go back in a keyed
-/// kPush, followed at once by the keyed kPull for batch c+1, which is drawn before pushing; per
-/// pair FIFO delivery makes the server see the push first. (A separate pull costs one header;
-/// carrying the next keys inside the push would cost per-key flags on the union of both key
-/// sets, which is larger since consecutive batches share few keys.) Every server gets a push
-/// each clock, so the consistency model counts clocks as for dense models. The worker keeps
-/// only the touched rows, never the whole parameter vector.
-/// A mini-batch takes the next batch_size rows of the partition, reshuffled (with the node's Rng)
-/// at each pass. A non-finite mini-batch loss stops training: kAbort (flag kDiverged) goes to the
-/// scheduler. A kStop from the scheduler ends the loop early.
+/// One worker (docs/DESIGN.md, "Roles"; its messages and their order: "Protocol"; routes,
+/// resends and rejoining: "Replication and failover").
 ///
-/// Fault tolerance (JobSpec::fault): requests for key range r go to r's primary in the newest
-/// membership (initial_membership until the scheduler announces another) and carry its epoch. A
-/// push stays unacknowledged until the range answers the next pull (or, for the last push,
-/// flagged msg_flags::kAckRequested, with kPushAck); when a membership moves a range to another
-/// primary, the worker resends that range's unacknowledged push and open pull there, with the
-/// same request ids, so the new primary applies each push exactly once. Replies that arrive
-/// twice or late are ignored.
-/// A restarted worker (`rejoining`) sends kRejoin to the scheduler, waits for its kStart, asks
-/// every range's primary for its clock (kPull with msg_flags::kRejoin and clock -1), and rejoins
-/// every range at the newest clock J (kPull kRejoin for J), then trains from J on, on its own
-/// data partition.
-/// A resumed job (JobSpec::resume) starts at the checkpoint's clock, after drawing the
-/// mini-batches of the clocks before it so that its data order is the uninterrupted run's.
+/// run(): waits for kStart (every key range's size), then for clock c = first .. iterations-1
+/// has the parameters of c, computes the mean gradient of its next mini-batch, accounts its
+/// cost and pushes each range its slice (a sparse model: only the keys the batch touches,
+/// msg_flags::kKeyed); finally kWorkerDone. first is 0, the checkpoint's clock when resuming
+/// (the batches before it are drawn and dropped, so the data order is the uninterrupted run's),
+/// or, when `rejoining`, the newest clock of any range. A mini-batch takes the next batch_size
+/// rows of its partition, reshuffled with the node's Rng at each pass. Returns early on kStop,
+/// and after kAbort (flag kDiverged) when a mini-batch loss is not finite. Requests go through
+/// a RangeRouter (the range's primary, resent after a failover).
+/// Throws ProtocolError for a reply that breaks the protocol (without fault tolerance, any
+/// unexpected reply), std::runtime_error when nothing arrives for spec.stall_timeout_s.
 class Worker {
  public:
   Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
