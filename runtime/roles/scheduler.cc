@@ -1,6 +1,7 @@
 #include "runtime/roles/scheduler.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -299,6 +300,7 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
     }
     // Say what the scheduler knows: a silent node may be cut off rather than failed.
     std::ostringstream why;
+    why << std::setprecision(3);  // "0.025 s", not "0.0249999 s"
     if (tell_it)
       why << " was declared dead after " << heartbeats_.silent_s(node, env_.now())
           << " s without a heartbeat (heartbeat_timeout " << spec_.fault.heartbeat_timeout_s << " s)";
