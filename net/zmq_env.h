@@ -81,11 +81,15 @@ class ZmqEnv : public Env {
   ///   "cannot reach the scheduler at E: cannot resolve host H (why)";
   ///   "the scheduler at E refused this node's key: it does not hold the job's key pair ..."
   ///     (at once, when the scheduler's authentication refused it);
+  ///   "the scheduler at E broke off the handshake 3 times: it holds another key pair ..." (after
+  ///     a few tenths of a second: another key file);
   ///   "the scheduler at E and this node disagree on security: ..." (at once: --insecure on one
   ///     side only);
+  ///   "the scheduler at E failed the connection's handshake ..." (at once: not a pstwin node);
   ///   "cannot reach the scheduler at E within N s: nothing accepted a connection there ..." or
   ///     "...: it accepted the connection but did not answer the registration" (on timeout);
   ///   "the scheduler at E turned this node away: WHY" (refused registration).
+  /// Throws ProtocolError for an address book that does not decode or holds impossible values.
   void join(const std::string& scheduler_endpoint, const std::string& role,
             const std::string& my_address, double timeout_s, int index = -1, bool rejoin = false);
 
