@@ -17,6 +17,7 @@
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/real_job.h"
+#include "net/tcp_address.h"
 #include "runtime/job_resume.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
@@ -123,8 +124,9 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   const std::string endpoint_file = dir + "/scheduler.endpoint";
   fs::remove(endpoint_file);
   const bool remote = !s.hosts.empty();
-  const std::string bind = remote ? "tcp://0.0.0.0:" + (s.port ? std::to_string(s.port) : std::string("*"))
-                                  : "tcp://127.0.0.1:" + (s.port ? std::to_string(s.port) : std::string("*"));
+  // Remote nodes may reach this machine over IPv4 or IPv6: "*" listens on both.
+  const std::string bind = net::tcp_endpoint(remote ? "*" : "127.0.0.1",
+                                             s.port ? std::to_string(s.port) : std::string("*"));
   auto args = node_args(s, variant.name, key_file);
   if (!s.resume.empty()) args.insert(args.begin() + 2, {"--resume", checkpoint_dir_of(s.resume, variant.name)});
   const std::string checkpoints = fs::absolute(dir + "/checkpoints").string();
@@ -143,7 +145,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       gethostname(buf, sizeof buf - 1);
       return std::string(buf);
     }() : s.scheduler_host;
-    endpoint = "tcp://" + host + endpoint.substr(endpoint.rfind(':'));
+    endpoint = net::tcp_endpoint(host, net::parse_tcp_endpoint(endpoint).port);
   }
   const std::uint32_t roles = scenario.cluster.servers + scenario.cluster.workers;
   std::vector<std::string> placement(roles);

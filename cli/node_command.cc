@@ -11,6 +11,7 @@
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/real_job.h"
+#include "net/tcp_address.h"
 
 namespace po = boost::program_options;
 
@@ -24,11 +25,6 @@ constexpr const char* kUsage =
     "PSTWIN_<OPTION> (PSTWIN_ROLE, PSTWIN_SCHEDULER, PSTWIN_KEY_FILE, PSTWIN_INSECURE=1, ...),\n"
     "so srun, mpirun-style launchers or Kubernetes can start nodes. The scheduler listens at\n"
     "--scheduler (a port of * picks a free one; see --endpoint-file) and writes the outputs.";
-
-bool is_loopback(const std::string& endpoint) {
-  return endpoint.find("//127.") != std::string::npos ||
-         endpoint.find("//localhost:") != std::string::npos;
-}
 
 std::string this_host_name() {
   char buf[256] = {};
@@ -49,7 +45,7 @@ int node_command(const std::vector<std::string>& args) {
       ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
       ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
-      ("bind", po::value<std::string>(), "interface address to listen on")
+      ("bind", po::value<std::string>(), "address, interface or host name to listen on (default: *, every one)")
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
       ("index", po::value<int>(), "server or worker: register as this index (0-based)")
       ("rejoin", po::bool_switch(), "a restarted server or worker joining its running job (needs --index)")
@@ -78,10 +74,11 @@ int node_command(const std::vector<std::string>& args) {
     return 2;
   }
   options.scheduler_endpoint = (*vm)["scheduler"].as<std::string>();
-  if (options.scheduler_endpoint.rfind("tcp://", 0) != 0 ||
-      options.scheduler_endpoint.rfind(':') < 6) {
-    std::cerr << "pstwin node: --scheduler must look like tcp://HOST:PORT, not '"
-              << options.scheduler_endpoint << "'\n";
+  net::TcpEndpoint scheduler;
+  try {
+    scheduler = net::parse_tcp_endpoint(options.scheduler_endpoint);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "pstwin node: --scheduler " << options.scheduler_endpoint << ": " << e.what() << "\n";
     return 2;
   }
   const ConsistencyVariant* variant = &scenario->consistency.front();
@@ -118,10 +115,13 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: " << e.what() << "\n";
     return 2;
   }
-  const bool local = is_loopback(options.scheduler_endpoint);
-  options.bind_host = vm->count("bind") ? (*vm)["bind"].as<std::string>() : (local ? "127.0.0.1" : "0.0.0.0");
+  // A job on loopback stays there, in the scheduler's address family; otherwise a node listens
+  // on every interface, IPv4 and IPv6, and is dialled by its host name.
+  const bool local = net::is_loopback_host(scheduler.host);
+  const std::string loopback = net::is_ipv6_host(scheduler.host) ? "::1" : "127.0.0.1";
+  options.bind_host = vm->count("bind") ? (*vm)["bind"].as<std::string>() : (local ? loopback : "*");
   options.advertise_host = vm->count("advertise") ? (*vm)["advertise"].as<std::string>()
-                                                  : (local ? "127.0.0.1" : this_host_name());
+                                                  : (local ? loopback : this_host_name());
   options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
                                      : (scenario->output.dir.empty() ? "runs/" + scenario->name
                                                                      : scenario->output.dir) +

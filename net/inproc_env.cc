@@ -8,10 +8,6 @@
 
 namespace pstwin::net {
 
-namespace {
-constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node's role
-}
-
 InprocNetwork::InprocNetwork(std::uint32_t nodes) : queues_(nodes) {}
 
 void InprocNetwork::deliver(NodeId to, std::vector<std::uint8_t> frame) {
@@ -47,11 +43,11 @@ void InprocNetwork::abort() {
   }
 }
 
-InprocEnv::InprocEnv(InprocNetwork& network, NodeId self, std::uint64_t seed, MetricsSink& metrics,
-                     std::chrono::steady_clock::time_point start)
+InprocEnv::InprocEnv(InprocNetwork& network, const JobLayout& layout, NodeId self, std::uint64_t seed,
+                     MetricsSink& metrics, std::chrono::steady_clock::time_point start)
     : network_(network),
       self_(self),
-      rng_(Rng::derive_seed(seed, self, kRoleStream)),
+      rng_(role_stream_seed(seed, layout, self)),
       metrics_(metrics),
       start_(start) {}
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/env.h"
+#include "runtime/job_layout.h"
 
 namespace pstwin::net {
 
@@ -47,11 +48,14 @@ class InprocNetwork {
 };
 
 /// A node of an in-process job. Time is a steady clock from `start`; account() does nothing (the
-/// work already took its time); rng() is seeded as in every environment.
+/// work already took its time); rng() is seeded as in every environment, with
+/// role_stream_seed(seed, layout, self) (runtime/job_layout.h).
 class InprocEnv : public Env {
  public:
-  InprocEnv(InprocNetwork& network, NodeId self, std::uint64_t seed, MetricsSink& metrics,
-            std::chrono::steady_clock::time_point start);
+  /// Node `self` of a job laid out as `layout` (REQUIRES: self < layout.nodes()), under scenario
+  /// seed `seed`.
+  InprocEnv(InprocNetwork& network, const JobLayout& layout, NodeId self, std::uint64_t seed,
+            MetricsSink& metrics, std::chrono::steady_clock::time_point start);
 
   NodeId self() const override { return self_; }
   void send(NodeId to, Message msg) override;

@@ -29,7 +29,9 @@ void StderrEventSink::event(double time_s, const std::string& type, nlohmann::js
   fields["time_s"] = time_s;
   fields["type"] = type;
   fields["node"] = node_;
-  std::cerr << "pstwin event: " << fields.dump() << "\n";
+  // One write per line: the nodes of a launched job share the launcher's stderr, and lines
+  // written piecewise would interleave.
+  std::cerr << std::string("pstwin event: ").append(fields.dump()).append("\n") << std::flush;
 }
 
 }  // namespace pstwin::net

@@ -13,6 +13,7 @@
 #include "net/heartbeat_thread.h"
 #include "net/inproc_env.h"
 #include "net/node_sinks.h"
+#include "net/tcp_address.h"
 #include "runtime/checkpoint/dir_store.h"
 #include "runtime/codec.h"
 #include "runtime/job_resume.h"
@@ -55,7 +56,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   for (NodeId n = 0; n < spec.layout.nodes(); ++n) {
     threads.emplace_back([&, n] {
       LockedSink sink(recorder, recorder_mutex);
-      InprocEnv env(network, n, scenario.seed, sink, start);
+      InprocEnv env(network, spec.layout, n, scenario.seed, sink, start);
       if (keeps_checkpoints(spec)) env.set_checkpoints(&checkpoints);
       std::unique_ptr<HeartbeatThread> heartbeats;
       if (spec.fault.enabled && n != JobLayout::scheduler()) {
@@ -140,12 +141,18 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (options.role != "server" && options.role != "worker")
     throw std::invalid_argument("unknown role '" + options.role +
                                 "' (expected scheduler, server or worker)");
-  zmq.bind_endpoint = "tcp://" + options.bind_host + ":*";
+  zmq.bind_endpoint = tcp_endpoint(options.bind_host, "*");
   StderrEventSink sink(options.role);
   ZmqEnv env(zmq, scenario.seed, sink);
   if (checkpoints) env.set_checkpoints(&*checkpoints);
   env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
            options.connect_timeout_s, options.index, options.rejoin);
+  if (!(env.layout() == spec.layout))
+    throw std::runtime_error("the scheduler's job has " + std::to_string(env.layout().servers) +
+                             " servers and " + std::to_string(env.layout().workers) +
+                             " workers, this node's scenario " + std::to_string(spec.layout.servers) +
+                             " and " + std::to_string(spec.layout.workers) +
+                             ": every node must run the same scenario");
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
   run_role(env, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
   env.stop_heartbeats();

@@ -4,10 +4,12 @@
 #include <stdexcept>
 #include <vector>
 
+#include "net/tcp_address.h"
+
 namespace pstwin::net {
 
 ZapAuthenticator::ZapAuthenticator(zmq::context_t& context, const std::string& allowed_public_z85)
-    : socket_(context, zmq::socket_type::rep) {
+    : socket_(open_socket(context, zmq::socket_type::rep)) {
   allowed_key_.resize(32);
   if (allowed_public_z85.size() != 40 ||
       !zmq_z85_decode(reinterpret_cast<std::uint8_t*>(allowed_key_.data()),

@@ -8,23 +8,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/tcp_address.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
 
 namespace pstwin::net {
 
-namespace {
-constexpr std::uint64_t kRoleStream = 0;  // the same stream SimEnv gives a node's role
-}  // namespace
-
 ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metrics)
     : options_(options),
       seed_(seed),
       metrics_(metrics),
-      rng_(std::make_unique<Rng>(Rng::derive_seed(seed, 0, kRoleStream))),
+      rng_(std::make_unique<Rng>(role_stream_seed(seed, NodeRole::kScheduler, 0))),
       start_(std::chrono::steady_clock::now()) {
   if (options_.keys) authenticator_ = std::make_unique<ZapAuthenticator>(context_, options_.keys->public_z85);
-  router_ = zmq::socket_t(context_, zmq::socket_type::router);
+  router_ = open_socket(context_, zmq::socket_type::router);
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
   router_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(options_.max_message_bytes));
@@ -33,15 +30,7 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
     router_.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
     router_.set(zmq::sockopt::zap_domain, "pstwin");
   }
-  try {
-    router_.bind(options_.bind_endpoint);
-  } catch (const zmq::error_t& e) {
-    if (e.num() == EADDRINUSE)
-      throw std::runtime_error("cannot listen at " + options_.bind_endpoint +
-                               ": address already in use (another job or node is there)");
-    throw std::runtime_error("cannot listen at " + options_.bind_endpoint + ": " + e.what());
-  }
-  endpoint_ = router_.get(zmq::sockopt::last_endpoint);
+  endpoint_ = bind_tcp(router_, options_.bind_endpoint);
 }
 
 ZmqEnv::~ZmqEnv() { heartbeats_.reset(); }
@@ -53,9 +42,7 @@ void ZmqEnv::abandon_unsent_to_peers() {
 }
 
 std::string ZmqEnv::advertised(const std::string& host) const {
-  // endpoint_ is "tcp://ADDRESS:PORT"; keep the port.
-  const auto colon = endpoint_.rfind(':');
-  return "tcp://" + host + endpoint_.substr(colon);
+  return tcp_endpoint(host, parse_tcp_endpoint(endpoint_).port);
 }
 
 void ZmqEnv::secure_client(zmq::socket_t& s) const {
@@ -66,10 +53,11 @@ void ZmqEnv::secure_client(zmq::socket_t& s) const {
   s.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
 }
 
-void ZmqEnv::became(NodeId id, std::vector<std::string> book) {
+void ZmqEnv::became(NodeId id, std::vector<std::string> book, std::uint32_t servers) {
   self_ = id;
   book_ = std::move(book);
-  rng_ = std::make_unique<Rng>(Rng::derive_seed(seed_, id, kRoleStream));
+  layout_ = JobLayout{servers, static_cast<std::uint32_t>(book_.size()) - 1 - servers};
+  rng_ = std::make_unique<Rng>(role_stream_seed(seed_, layout_, id));
 }
 
 void ZmqEnv::reject(const std::string& from, const std::string& why) {
@@ -103,7 +91,7 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   auto it = peers_.find(to);
   if (it != peers_.end()) return it->second;
   if (to >= book_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
-  zmq::socket_t s(context_, zmq::socket_type::dealer);
+  zmq::socket_t s = open_socket(context_, zmq::socket_type::dealer);
   s.set(zmq::sockopt::routing_id, node_identity(self_));
   s.set(zmq::sockopt::sndhwm, options_.high_water_mark);
   s.set(zmq::sockopt::sndtimeo, to_ms(options_.send_timeout_s));
@@ -114,7 +102,12 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   // at close, what is still queued gets linger_s to go out and is then dropped.
   s.set(zmq::sockopt::immediate, false);
   secure_client(s);
-  s.connect(book_[to]);
+  try {
+    connect_tcp(s, book_[to]);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("node " + std::to_string(self_) + ": cannot reach node " +
+                             std::to_string(to) + " at " + book_[to] + ": " + e.what());
+  }
   return peers_.emplace(to, std::move(s)).first->second;
 }
 
@@ -213,12 +206,12 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
 void ZmqEnv::start_heartbeats(double interval_s) {
   if (book_.empty()) throw std::logic_error("start_heartbeats before the rendezvous");
   // The thread's socket is its own (ZeroMQ sockets are single-threaded); the context is shared.
-  auto socket = std::make_shared<zmq::socket_t>(context_, zmq::socket_type::dealer);
+  auto socket = std::make_shared<zmq::socket_t>(open_socket(context_, zmq::socket_type::dealer));
   socket->set(zmq::sockopt::routing_id, std::string("h").append(std::to_string(self_)));
   socket->set(zmq::sockopt::sndhwm, 4);  // beats that cannot go out are worthless later
   socket->set(zmq::sockopt::linger, 0);
   secure_client(*socket);
-  socket->connect(book_[0]);
+  connect_tcp(*socket, book_[0]);  // resolved already: join reached the scheduler there
   Message beat;
   beat.header.type = MsgType::kHeartbeat;
   beat.header.sender = self_;

@@ -17,12 +17,16 @@
 #include "net/zap_authenticator.h"
 #include "runtime/codec.h"
 #include "runtime/env.h"
+#include "runtime/job_layout.h"
 
 namespace pstwin::net {
 
 /// Transport settings of one node.
 struct ZmqOptions {
-  std::string bind_endpoint = "tcp://127.0.0.1:*";  ///< where this node receives ("*" port: any)
+  /// Where this node receives: "tcp://HOST:PORT" as parse_tcp_endpoint (net/tcp_address.h) takes
+  /// it: IPv4 or bracketed IPv6 addresses, host and interface names, "*" for every interface of
+  /// both families; port "*" picks a free one.
+  std::string bind_endpoint = "tcp://127.0.0.1:*";
   std::optional<CurveKeys> keys;      ///< the job's credentials; nullopt only with --insecure
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;  ///< larger messages are refused
   int high_water_mark = 1000;         ///< messages queued per socket before send blocks
@@ -30,9 +34,10 @@ struct ZmqOptions {
   double linger_s = 5.0;              ///< at close, how long unsent messages may still go out
 };
 
-/// A node's Env on a real network. Its life: construct (binds the ROUTER; "address in use" is a
-/// std::runtime_error saying so), then either host_registration (the scheduler) or
-/// join(scheduler) (every other node), then the role runs on it.
+/// A node's Env on a real network. Its life: construct (binds the ROUTER; a std::runtime_error
+/// "cannot listen at ..." says why not, see bind_tcp in net/tcp_address.h), then either
+/// host_registration (the scheduler) or join(scheduler) (every other node), then the role runs on
+/// it. Every socket speaks IPv4 and IPv6.
 ///
 /// Wire safety: every received frame is decoded with the codec's checks; a frame that fails them,
 /// comes from an identity that is not a node of this job, claims another sender than its
@@ -40,21 +45,29 @@ struct ZmqOptions {
 /// node carries on. Not thread-safe: one thread uses it (ZeroMQ sockets are single-threaded).
 class ZmqEnv : public Env {
  public:
-  /// `seed` seeds rng() once the node id is known; `metrics` receives this node's measurements.
+  /// `seed` (the scenario's) seeds rng() once the node's role and index are known:
+  /// role_stream_seed(seed, layout(), self()); `metrics` receives this node's measurements.
   ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metrics);
   ~ZmqEnv() override;
 
-  /// The endpoint the ROUTER is bound to, with the port resolved ("tcp://127.0.0.1:41234").
+  /// The endpoint the ROUTER is bound to, with the port resolved ("tcp://127.0.0.1:41234",
+  /// "tcp://[::1]:41234").
   const std::string& endpoint() const { return endpoint_; }
-  /// Same, with the host replaced by `host`, as others should dial it.
+  /// Same, with the host replaced by `host` (an IPv6 address gets brackets), as others dial it.
   std::string advertised(const std::string& host) const;
 
-  /// now() counts from the end of the rendezvous (before it, from construction).
+  /// now() is the job's clock: seconds since the end of the rendezvous, the same on every node
+  /// (before it, since construction). The scheduler starts it when the rendezvous ends and sends
+  /// its reading with every address book; a node sets its clock from that reading when the book
+  /// arrives, so a node restarted into a running job shares the clock of the others. A node's
+  /// clock is behind the scheduler's by the one-way delay of the address book (well under a
+  /// millisecond on a LAN or loopback).
   ///
   /// Scheduler side of the rendezvous: waits for `servers` + `workers` kRegister messages
   /// (data: {"role", "address", optionally "index"}), gives servers ids 1..S and workers
   /// S+1..S+W (the id of the requested index when one is asked for and free, else the next free
-  /// one in arrival order), and answers each with kAddressBook. Becomes node 0. Throws
+  /// one in arrival order), and answers each with kAddressBook (data: {"id", "nodes": addresses by
+  /// id, "servers": S, "time_s": the job's clock}). Becomes node 0. Throws
   /// std::runtime_error naming how many registered when the others do not within timeout_s.
   /// After the rendezvous, recv() takes a registration flagged {"rejoin": true} for a given role
   /// and index as a restarted node: it gets that node's id and the address book, and every other
@@ -62,15 +75,29 @@ class ZmqEnv : public Env {
   void host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s);
 
   /// Node side: registers as `role` ("server" or "worker") with the scheduler at
-  /// `scheduler_endpoint`, advertising `my_address`, and waits for the address book. Throws
-  /// std::runtime_error ("cannot reach the scheduler at ... within N s") on timeout.
+  /// `scheduler_endpoint`, advertising `my_address`, and waits for the address book.
   /// `index` >= 0 asks for that server or worker index; `rejoin` registers a restarted node
-  /// into a running job (it must name its index).
+  /// into a running job (it must name its index). Throws std::runtime_error saying why:
+  ///   "cannot reach the scheduler at E: cannot resolve host H (why)";
+  ///   "the scheduler at E refused this node's key: it does not hold the job's key pair ..."
+  ///     (at once, when the scheduler's authentication refused it);
+  ///   "the scheduler at E broke off the handshake 3 times: it holds another key pair ..." (after
+  ///     a few tenths of a second: another key file);
+  ///   "the scheduler at E and this node disagree on security: ..." (at once: --insecure on one
+  ///     side only);
+  ///   "the scheduler at E failed the connection's handshake ..." (at once: not a pstwin node);
+  ///   "cannot reach the scheduler at E within N s: nothing accepted a connection there ..." or
+  ///     "...: it accepted the connection but did not answer the registration" (on timeout);
+  ///   "the scheduler at E turned this node away: WHY" (refused registration).
+  /// Throws ProtocolError for an address book that does not decode or holds impossible values.
   void join(const std::string& scheduler_endpoint, const std::string& role,
             const std::string& my_address, double timeout_s, int index = -1, bool rejoin = false);
 
   /// Every node's address, by id (valid after the rendezvous).
   const std::vector<std::string>& address_book() const { return book_; }
+  /// The job's servers and workers (valid after the rendezvous; a node learns them from the
+  /// address book).
+  const JobLayout& layout() const { return layout_; }
   /// Connections refused by the CURVE check so far (0 when insecure).
   std::uint64_t refused_connections() const { return authenticator_ ? authenticator_->refused() : 0; }
   /// Frames dropped by the wire-safety checks so far.
@@ -106,7 +133,8 @@ class ZmqEnv : public Env {
   void reject(const std::string& from, const std::string& why);
   zmq::socket_t& peer(NodeId to);
   void secure_client(zmq::socket_t& s) const;
-  void became(NodeId id, std::vector<std::string> book);
+  /// Takes node id `id` of a job of `servers` servers whose addresses are `book`.
+  void became(NodeId id, std::vector<std::string> book, std::uint32_t servers);
   void refuse_registration(const std::string& identity, const std::string& why);
   /// Scheduler, after the start: a restarted node registering again.
   void take_back(const std::string& identity, const Message& registration);
@@ -122,10 +150,9 @@ class ZmqEnv : public Env {
   std::map<NodeId, zmq::socket_t> peers_;
   NodeId self_ = 0;
   std::vector<std::string> book_;
-  std::uint32_t servers_ = 0;  // scheduler: the job's layout, for re-registrations
-  std::uint32_t workers_ = 0;
+  JobLayout layout_;
   std::unique_ptr<Rng> rng_;
-  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point start_;  // the job's time 0 (see now())
   CheckpointStore* checkpoints_ = nullptr;
   std::unique_ptr<HeartbeatThread> heartbeats_;  // after context_: stopped before it ends
   std::uint64_t rejected_ = 0;

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/handshake_watch.h"
+#include "net/tcp_address.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
@@ -91,21 +93,19 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     book[id] = address;
     identity_of[id] = who;
   }
-  became(0, book);
-  servers_ = servers;
-  workers_ = workers;
-  for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
-  // Time 0 of the job is the end of the rendezvous, on every node (each resets its clock when
-  // the address book arrives, one network hop later), so start-up and data loading are not
-  // counted and the servers' snapshot times agree with the scheduler's to within that hop.
+  became(0, book, servers);
+  // Time 0 of the job is the end of the rendezvous, so start-up and data loading are not counted.
+  // Every address book carries the job's clock, and each node sets its own from it (see now()).
   start_ = std::chrono::steady_clock::now();
+  for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
 }
 
 void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
   Message reply;
   reply.header.type = MsgType::kAddressBook;
   reply.header.receiver = id;
-  reply.data = nlohmann::json{{"id", id}, {"nodes", book_}}.dump();
+  reply.data =
+      nlohmann::json{{"id", id}, {"nodes", book_}, {"servers", layout_.servers}, {"time_s", now()}}.dump();
   const auto bytes = encode(reply);
   router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
   router_.send(zmq::buffer(bytes), zmq::send_flags::none);
@@ -128,13 +128,13 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
     reject(printable(identity), std::string("bad registration: ") + e.what());
     return;
   }
-  const std::uint32_t count = role == "server" ? servers_ : role == "worker" ? workers_ : 0;
+  const std::uint32_t count = role == "server" ? layout_.servers : role == "worker" ? layout_.workers : 0;
   if (index < 0 || static_cast<std::uint32_t>(index) >= count) {
     refuse_registration(identity, "a restarted node must name its role and an index of this job");
     reject(printable(identity), "rejoin without a valid role and index");
     return;
   }
-  const NodeId id = (role == "server" ? 1 : 1 + servers_) + static_cast<NodeId>(index);
+  const NodeId id = role == "server" ? layout_.server(index) : layout_.worker(index);
   book_[id] = address;
   peers_.erase(id);  // the old connection leads to the dead process
   // Everyone else dials the new process from now on; told before the process hears back, so the
@@ -159,14 +159,21 @@ void ZmqEnv::refuse_registration(const std::string& identity, const std::string&
 
 void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
                   const std::string& my_address, double timeout_s, int index, bool rejoin) {
-  zmq::socket_t dealer(context_, zmq::socket_type::dealer);
+  zmq::socket_t dealer = open_socket(context_, zmq::socket_type::dealer);
   std::random_device entropy;
   std::string identity("r");
   identity.append(std::to_string(entropy())).append(std::to_string(entropy()));
   dealer.set(zmq::sockopt::routing_id, identity);
   dealer.set(zmq::sockopt::linger, 0);
   secure_client(dealer);
-  dealer.connect(scheduler_endpoint);
+  // Watched from before the connection starts, so that a failure can be told apart from silence.
+  HandshakeWatch watch(context_, dealer, identity);
+  const std::string scheduler = "the scheduler at " + scheduler_endpoint;
+  try {
+    connect_tcp(dealer, scheduler_endpoint);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error("cannot reach " + scheduler + ": " + e.what());
+  }
   Message reg;
   reg.header.type = MsgType::kRegister;
   nlohmann::json body{{"role", role}, {"address", my_address}};
@@ -175,13 +182,45 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   reg.data = body.dump();
   const auto bytes = encode(reg);
   dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  zmq::pollitem_t item{dealer.handle(), 0, ZMQ_POLLIN, 0};
-  zmq::poll(&item, 1, std::chrono::milliseconds(to_ms(timeout_s)));
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   zmq::message_t frame;
-  if (!(item.revents & ZMQ_POLLIN) || !dealer.recv(frame, zmq::recv_flags::dontwait))
-    throw std::runtime_error("cannot reach the scheduler at " + scheduler_endpoint + " within " +
-                             format_seconds(timeout_s) +
-                             " (is it running, and does this node have the job's key?)");
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    zmq::pollitem_t items[] = {{dealer.handle(), 0, ZMQ_POLLIN, 0},
+                               {watch.events().handle(), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 2, std::max(left, std::chrono::milliseconds(0)));
+    if ((items[0].revents & ZMQ_POLLIN) && dealer.recv(frame, zmq::recv_flags::dontwait)) break;
+    switch (watch.update()) {
+      case HandshakeWatch::Outcome::kKeyRefused:
+        throw std::runtime_error(scheduler + " refused this node's key: it does not hold the job's "
+                                 "key pair (--key-file, the same file on every node)");
+      case HandshakeWatch::Outcome::kSecurityMismatch:
+        throw std::runtime_error(scheduler + " and this node disagree on security: one of them runs "
+                                 "with --insecure and the other with a key file");
+      case HandshakeWatch::Outcome::kBrokenOff:
+        throw std::runtime_error(
+            scheduler + " broke off the handshake " + std::to_string(HandshakeWatch::kBrokenHandshakes) +
+            " times" +
+            (options_.keys ? ": it holds another key pair than this node (every node needs the job's "
+                             "key file)"
+                           : " (is a pstwin scheduler of this job listening there?)"));
+      case HandshakeWatch::Outcome::kHandshakeFailed:
+        throw std::runtime_error(scheduler + " failed the connection's handshake (is a pstwin "
+                                 "scheduler of this job listening there?)");
+      default:
+        break;
+    }
+    if (left.count() <= 0) {
+      const bool answered = watch.outcome() != HandshakeWatch::Outcome::kNoConnection;
+      throw std::runtime_error(
+          "cannot reach " + scheduler + " within " + format_seconds(timeout_s) +
+          (answered ? ": it accepted the connection but did not answer the registration"
+                    : ": nothing accepted a connection there (is it running, at that address?)"));
+    }
+  }
+  const auto arrived = std::chrono::steady_clock::now();
   Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size(),
                          options_.max_message_bytes);
   if (reply.header.type != MsgType::kAddressBook)
@@ -189,20 +228,28 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
                         std::string(msg_type_name(reply.header.type)));
   NodeId id;
   std::vector<std::string> book;
+  std::uint32_t servers;
+  double job_time_s;
   try {
     const auto j = nlohmann::json::parse(reply.data);
     if (j.contains("error"))
-      throw std::runtime_error("the scheduler at " + scheduler_endpoint + " turned this node away: " +
-                               j["error"].get<std::string>());
+      throw std::runtime_error(scheduler + " turned this node away: " + j["error"].get<std::string>());
     id = j.at("id").get<NodeId>();
     book = j.at("nodes").get<std::vector<std::string>>();
+    servers = j.at("servers").get<std::uint32_t>();
+    job_time_s = j.at("time_s").get<double>();
   } catch (const nlohmann::json::exception& e) {
     throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
   }
   if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
+  if (servers >= book.size()) throw ProtocolError("address book gives more servers than nodes");
+  if (!(job_time_s >= 0.0) || job_time_s > 1e9)
+    throw ProtocolError("address book gives an impossible job time");
   book[kScheduler] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
-  became(id, std::move(book));
-  start_ = std::chrono::steady_clock::now();  // the job's time 0 (see host_registration)
+  became(id, std::move(book), servers);
+  // The job's clock, as the scheduler read it when it answered (see now()).
+  start_ = arrived - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                         std::chrono::duration<double>(job_time_s));
 }
 
 }  // namespace pstwin::net

@@ -33,7 +33,8 @@ enum class MsgType : std::uint8_t {
                     ///< after every worker's last push unless flagged kStopNow
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
   kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
-  kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id]}
+  kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id],
+                      ///< "servers", "time_s": the job's clock} (net/zmq_env.h)
   // Fault tolerance (runtime/roles/membership.h, server.h, worker.h).
   kHeartbeat = 11,    ///< node's environment -> scheduler: this node lives; payload-free
   kMembership = 12,   ///< scheduler -> node: routing epoch, replicas of each key range and dead

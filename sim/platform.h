@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/roles/job.h"
+#include "runtime/job_layout.h"
 #include "runtime/scenario/scenario.h"
 
 namespace simgrid::s4u {

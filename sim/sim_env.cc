@@ -14,10 +14,6 @@ namespace sg4 = simgrid::s4u;
 
 namespace pstwin {
 
-namespace {
-constexpr std::uint64_t kRoleStream = 0;
-}
-
 void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
   if (to >= world.mailboxes.size())
     throw std::invalid_argument("send to unknown node " + std::to_string(to));
@@ -46,7 +42,7 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
     : world_(world),
       self_(self),
       mailbox_(world.mailboxes.at(self)),
-      rng_(Rng::derive_seed(world.seed, self, kRoleStream)),
+      rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
   mailbox_->set_receiver(sg4::Actor::self());
 }

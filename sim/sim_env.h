@@ -9,7 +9,7 @@
 
 #include "kernels/device_spec.h"
 #include "runtime/env.h"
-#include "runtime/roles/job.h"
+#include "runtime/job_layout.h"
 #include "sim/stragglers.h"
 
 namespace simgrid::s4u {

@@ -87,6 +87,50 @@ TEST(LaunchFaults, RestartedWorkerRejoinsTheRunningJob) {
   EXPECT_EQ(events_of(dir + "/run/bsp", "node_rejoined").size(), 1u);
 }
 
+/// The events servers and workers wrote to stderr ("pstwin event: {...}") of type `type`.
+std::vector<json> node_events(const std::string& output, const std::string& type) {
+  std::vector<json> found;
+  std::istringstream lines(output);
+  const std::string tag = "pstwin event: ";
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(tag);
+    if (at == std::string::npos) continue;
+    const json e = json::parse(line.substr(at + tag.size()));
+    if (e["type"] == type) found.push_back(e);
+  }
+  return found;
+}
+
+TEST(LaunchFaults, ARestartedWorkerReportsInTheJobsClockAndNoneOfItsGradientsIsLate) {
+  const std::string dir = fresh_dir();
+  // Killed at 0.2 s, declared dead about 1 s later, restarted at 1.5 s: the others run ahead
+  // meanwhile. 8,000 clocks keep the job going well past the restart on a loaded machine.
+  json s = tolerant(long_bsp(dir), 1,
+                    json::array({{{"node", "worker:1"}, {"at", "0.2s"}, {"recover_at", "1.5s"}}}));
+  s["training"]["iterations"] = 8000;
+  s["training"]["eval_every"] = 2000;
+  const auto r = launch(dir, "run", s);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json summary = read_json(dir + "/run/bsp/summary.json");
+  ASSERT_TRUE(summary["completed"].get<bool>());
+  const auto restarted = events_of(dir + "/run/bsp", "node_restarted");
+  const auto taken_back = events_of(dir + "/run/bsp", "node_rejoined");  // the scheduler's
+  const auto rejoined = node_events(r.output, "worker_rejoined");         // the worker's own
+  ASSERT_EQ(restarted.size(), 1u);
+  ASSERT_EQ(taken_back.size(), 1u);
+  ASSERT_EQ(rejoined.size(), 1u) << r.output;
+  EXPECT_EQ(rejoined[0]["worker"], 1);
+  // One clock: the restarted process reports after it was started, close to when the scheduler
+  // took it back (a few messages later), and before the job ended; not in seconds since its
+  // own start.
+  const double t = rejoined[0]["time_s"].get<double>();
+  EXPECT_GT(t, restarted[0]["time_s"].get<double>());
+  EXPECT_NEAR(t, taken_back[0]["time_s"].get<double>(), 0.5);
+  EXPECT_LT(t, summary["sim_time_s"].get<double>());
+  // Each range waited for it from the moment it asked the range's clock: nothing dropped.
+  EXPECT_TRUE(node_events(r.output, "gradient_dropped").empty()) << r.output.substr(0, 4000);
+}
+
 TEST(LaunchFaults, ReplicationOneAndAKilledServerStopTheJobNamingTheLostKeys) {
   const std::string dir = fresh_dir();
   const auto r = launch(dir, "run", tolerant(long_bsp(dir), 1, json::array({{{"node", "server:1"}, {"at", "0.3s"}}})));

@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
+#include <iterator>
 
 #include <random>
 #include <thread>
@@ -234,6 +236,49 @@ TEST(Launch, AddressInUseIsAClearError) {
   const auto f = first.get();  // times out waiting for registrations
   EXPECT_NE(f.exit_code, 0);
   EXPECT_NE(f.output.find("registered within"), std::string::npos) << f.output;
+}
+
+TEST(Launch, NodesRunAJobOverIpv6LoopbackWithTheSimulatedParameters) {
+  std::ifstream interfaces("/proc/net/if_inet6");
+  const std::string all((std::istreambuf_iterator<char>(interfaces)), std::istreambuf_iterator<char>());
+  if (all.find("00000000000000000000000000000001") == std::string::npos)
+    GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  const std::string s = dir + "/s.json";
+  ASSERT_EQ(run_pstwin("simulate " + s + " --quiet --out " + dir + "/sim").exit_code, 0);
+  ASSERT_EQ(run_pstwin("keygen " + dir + "/job.key").exit_code, 0);
+  const std::string common = " --key-file " + dir + "/job.key --connect-timeout 60 --stall-timeout 60 ";
+  // Unbracketed, the address would be ambiguous: refused, saying how to write it.
+  const auto bare = run_pstwin("node --role scheduler --scheduler tcp://::1:5570" + common + s);
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_NE(bare.output.find("put IPv6 literals in brackets, as in tcp://[::1]:5570"), std::string::npos)
+      << bare.output;
+  auto scheduler = std::async(std::launch::async, [&] {
+    return run_pstwin("node --role scheduler --scheduler 'tcp://[::1]:*' --endpoint-file " + dir +
+                      "/ep --out " + dir + "/v6" + common + s);
+  });
+  std::string endpoint;
+  for (int i = 0; i < 1500 && endpoint.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream(dir + "/ep") >> endpoint;
+  }
+  ASSERT_EQ(endpoint.rfind("tcp://[::1]:", 0), 0u) << endpoint << scheduler.get().output;
+  std::vector<std::future<CommandResult>> nodes;
+  for (const std::string role : {"server", "server", "worker", "worker", "worker", "worker"})
+    nodes.push_back(std::async(std::launch::async, [&, role] {
+      return run_pstwin("node --role " + role + " --scheduler '" + endpoint + "'" + common + s);
+    }));
+  for (auto& n : nodes) {
+    const auto r = n.get();
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto r = scheduler.get();
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  // Every node listened on IPv6 loopback (a node's default follows the scheduler's family).
+  for (const auto& address : read_json(dir + "/v6/address_book.json"))
+    EXPECT_EQ(address.get<std::string>().rfind("tcp://[::1]:", 0), 0u) << address;
+  EXPECT_EQ(read_json(dir + "/v6/summary.json")["params_sha256"], sha_of(dir + "/sim", "bsp"));
 }
 
 TEST(Launch, NodeNeedsAKeyOrInsecure) {

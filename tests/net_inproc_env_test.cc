@@ -19,7 +19,8 @@ TEST(InprocEnv, MessagesArriveDecodedAndInOrder) {
   InprocNetwork net(2);
   NullSink sink;
   const auto start = std::chrono::steady_clock::now();
-  InprocEnv a(net, 0, 7, sink, start), b(net, 1, 7, sink, start);
+  const JobLayout layout{1, 0};
+  InprocEnv a(net, layout, 0, 7, sink, start), b(net, layout, 1, 7, sink, start);
   for (int i = 0; i < 3; ++i) {
     Message m;
     m.header.type = MsgType::kPush;
@@ -50,10 +51,11 @@ TEST(InprocEnv, AbortWakesEveryWaiterAtOnce) {
 }
 
 TEST(InprocEnv, SeedsRolesAsTheSimulationDoes) {
-  InprocNetwork net(2);
+  InprocNetwork net(4);
   NullSink sink;
-  InprocEnv env(net, 1, 42, sink, std::chrono::steady_clock::now());
-  Rng expected(Rng::derive_seed(42, 1, 0));
+  // Node 3 of a job with 2 servers is worker 0: its stream follows its role and index.
+  InprocEnv env(net, JobLayout{2, 1}, 3, 42, sink, std::chrono::steady_clock::now());
+  Rng expected(role_stream_seed(42, NodeRole::kWorker, 0));
   EXPECT_EQ(env.rng().next_u64(), expected.next_u64());
 }
 

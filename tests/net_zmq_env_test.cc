@@ -1,12 +1,16 @@
-// ZmqEnv on loopback: rendezvous, wire safety against garbage, and CURVE membership.
+// ZmqEnv on loopback: rendezvous (IPv4 and IPv6), wire safety against garbage, CURVE membership,
+// and a message of its own for each reason a node cannot listen or join.
 #include "net/zmq_env.h"
 
 #include <gtest/gtest.h>
 
 #include "tests/null_sink.h"
 
+#include <fstream>
 #include <future>
 #include <random>
+
+#include "net/handshake_watch.h"
 
 #include "runtime/codec.h"
 
@@ -184,6 +188,137 @@ TEST(ZmqEnv, SchedulerWaitsOnlyAsLongAsItsTimeout) {
               std::string::npos)
         << e.what();
   }
+}
+
+bool has_ipv6_loopback() {
+  std::ifstream interfaces("/proc/net/if_inet6");
+  std::string line;
+  while (std::getline(interfaces, line))
+    if (line.rfind("00000000000000000000000000000001", 0) == 0) return true;
+  return false;
+}
+
+/// The message of the std::runtime_error `f` throws ("" when it throws none).
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ZmqEnv, AJobRunsOverIpv6WithCurveAndHeartbeats) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
+  ZmqOptions o;
+  o.keys = make_job_keys();
+  o.linger_s = 0;
+  o.bind_endpoint = "tcp://[::1]:*";
+  NullSink sink;
+  ZmqEnv scheduler(o, 1, sink), server(o, 1, sink);
+  EXPECT_EQ(scheduler.endpoint().rfind("tcp://[::1]:", 0), 0u) << scheduler.endpoint();
+  auto hosting = std::async(std::launch::async, [&] { scheduler.host_registration(1, 0, 10.0); });
+  server.join(scheduler.endpoint(), "server", server.advertised("::1"), 10.0);
+  hosting.get();
+  EXPECT_EQ(server.self(), 1u);
+  EXPECT_EQ(server.layout(), (JobLayout{1, 0}));
+  EXPECT_EQ(scheduler.address_book().at(1), server.endpoint());
+  // Data both ways (the ROUTERs and the DEALERs), and the heartbeat thread's own connection.
+  scheduler.send(1, stop_from_scheduler());
+  ASSERT_TRUE(server.recv(5.0));
+  Message hello;
+  hello.header.type = MsgType::kWorkerDone;
+  server.send(0, hello);
+  auto got = scheduler.recv(5.0);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->header.type, MsgType::kWorkerDone);
+  server.start_heartbeats(0.01);
+  got = scheduler.recv(5.0);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->header.type, MsgType::kHeartbeat);
+  EXPECT_EQ(got->header.sender, 1u);
+  server.stop_heartbeats();
+}
+
+TEST(ZmqEnv, EachReasonNotToListenHasItsOwnMessage) {
+  NullSink sink;
+  auto listen_at = [&](const std::string& endpoint) {
+    return error_of([&] {
+      ZmqOptions o;
+      o.bind_endpoint = endpoint;
+      ZmqEnv env(o, 1, sink);
+    });
+  };
+  EXPECT_EQ(listen_at("tcp://::1:5570"),
+            "cannot listen at tcp://::1:5570: put IPv6 literals in brackets, as in tcp://[::1]:5570");
+  EXPECT_EQ(listen_at("tcp://nosuchhost.invalid:*").rfind(
+                "cannot listen at tcp://nosuchhost.invalid:*: cannot resolve host nosuchhost.invalid (", 0),
+            0u);
+  // 203.0.113.0/24 is reserved for documentation: no machine has it.
+  EXPECT_EQ(listen_at("tcp://203.0.113.7:*"),
+            "cannot listen at tcp://203.0.113.7:*: 203.0.113.7 is not an address of this machine");
+  ZmqOptions o;
+  ZmqEnv first(o, 1, sink);
+  EXPECT_EQ(listen_at(first.endpoint()), "cannot listen at " + first.endpoint() +
+                                             ": address already in use (another job or node is there)");
+  EXPECT_EQ(listen_at("tcp://localhost:*").rfind("cannot listen", 0), std::string::npos)
+      << "a host name is listened at at its address";
+}
+
+TEST(ZmqEnv, EachReasonNotToJoinHasItsOwnMessage) {
+  NullSink sink;
+  const CurveKeys job = make_job_keys();
+  ZmqOptions keyed;
+  keyed.keys = job;
+  ZmqEnv scheduler(keyed, 1, sink);  // never hosts: registrations go unanswered
+  auto join_with = [&](const std::optional<CurveKeys>& keys, const std::string& at, double timeout_s) {
+    return error_of([&] {
+      ZmqOptions o;
+      o.keys = keys;
+      ZmqEnv node(o, 1, sink);
+      node.join(at, "worker", node.endpoint(), timeout_s);
+    });
+  };
+  const std::string at = scheduler.endpoint();
+  EXPECT_EQ(join_with(make_job_keys(), at, 10.0),
+            "the scheduler at " + at + " broke off the handshake 3 times: it holds another key pair "
+            "than this node (every node needs the job's key file)");
+  EXPECT_EQ(join_with(std::nullopt, at, 10.0),
+            "the scheduler at " + at + " and this node disagree on security: one of them runs with "
+            "--insecure and the other with a key file");
+  EXPECT_EQ(join_with(job, at, 0.5), "cannot reach the scheduler at " + at +
+                                          " within 0.5 s: it accepted the connection but did not "
+                                          "answer the registration");
+  EXPECT_EQ(join_with(job, "tcp://127.0.0.1:9", 0.5),
+            "cannot reach the scheduler at tcp://127.0.0.1:9 within 0.5 s: nothing accepted a "
+            "connection there (is it running, at that address?)");
+  EXPECT_EQ(join_with(job, "tcp://nosuchhost.invalid:5570", 5.0)
+                .rfind("cannot reach the scheduler at tcp://nosuchhost.invalid:5570: cannot resolve "
+                       "host nosuchhost.invalid (", 0),
+            0u);
+}
+
+TEST(HandshakeWatch, AKeyTheJobsAuthenticationRefusesIsToldApart) {
+  NullSink sink;
+  const CurveKeys job = make_job_keys(), other = make_job_keys();
+  ZmqOptions o;
+  o.keys = job;
+  ZmqEnv server(o, 1, sink);
+  zmq::context_t ctx;
+  auto intruder = dealer(ctx, "r1");
+  intruder.set(zmq::sockopt::curve_serverkey, job.public_z85);  // the public key is no secret
+  intruder.set(zmq::sockopt::curve_publickey, other.public_z85);
+  intruder.set(zmq::sockopt::curve_secretkey, other.secret_z85);
+  HandshakeWatch watch(ctx, intruder, "intruder");
+  intruder.connect(server.endpoint());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!watch.refused() && std::chrono::steady_clock::now() < deadline) {
+    zmq::pollitem_t item{watch.events().handle(), 0, ZMQ_POLLIN, 0};
+    zmq::poll(&item, 1, std::chrono::milliseconds(100));
+    watch.update();
+  }
+  EXPECT_EQ(watch.outcome(), HandshakeWatch::Outcome::kKeyRefused);
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The Server role alone, over a scripted Env: replication to a backup and durable replies, a
 // backup's replay and acknowledgement, exactly-once pushes, epoch fencing, and a new backup's
-// rebuild (docs/DESIGN.md, "Replication and failover").
+// rebuild, and a restarted worker's rejoin under BSP (docs/DESIGN.md, "Replication and failover").
 #include <gtest/gtest.h>
 
 #include <deque>
@@ -216,6 +216,57 @@ TEST(Server, ANewBackupIsRebuiltFromTheStateAndReportedOnceItAcknowledges) {
   EXPECT_EQ(synced[0].header.receiver, JobLayout::scheduler());
   EXPECT_EQ(synced[0].header.range, 0u);
   EXPECT_EQ(synced[0].header.subject, kServer1);
+}
+
+/// Worker `from`'s message of type `type` to range 0 for `clock`, in epoch 1.
+Message to_range0(MsgType type, NodeId from, std::int64_t clock, std::uint64_t request,
+                  std::uint32_t flags) {
+  Message m;
+  m.header.type = type;
+  m.header.flags = flags;
+  m.header.sender = from;
+  m.header.range = 0;
+  m.header.clock = clock;
+  m.header.request_id = request;
+  m.header.epoch = 1;
+  return m;
+}
+
+TEST(Server, UnderBspARestartedWorkersClockProbeHoldsTheBarrierSoNoneOfItsGradientsIsLate) {
+  Job job(/*replication=*/1);
+  job.spec.consistency.mode = ConsistencyMode::kBsp;
+  std::deque<Message> script;
+  Membership dead;  // worker 1 died; each server leads its own range
+  dead.epoch = 1;
+  dead.replicas = {{kServer0}, {kServer1}};
+  dead.dead_workers = {false, true};
+  script.push_back(dead.to_message());
+  const std::uint32_t whole = msg_flags::kWholeRange | msg_flags::kPullAfter;
+  Message g0 = to_range0(MsgType::kPush, kWorker0, 0, 1, whole);
+  g0.values = {2.0f, 4.0f};
+  script.push_back(g0);  // clock 0: worker 0 alone -> {1, 1} - 0.5 * {2, 4} = {0, -1}
+  // Worker 1's new process asks the range's clock (1), then worker 0 pushes clock 1 before
+  // worker 1's rejoin at that clock arrives: the barrier must wait for worker 1.
+  script.push_back(to_range0(MsgType::kPull, kWorker1, -1, 1, msg_flags::kRejoin));
+  Message g1 = to_range0(MsgType::kPush, kWorker0, 1, 2, whole);
+  g1.values = {2.0f, 4.0f};
+  script.push_back(g1);
+  script.push_back(to_range0(MsgType::kPull, kWorker1, 1, 2, msg_flags::kRejoin));
+  Message late = to_range0(MsgType::kPush, kWorker1, 1, 3, whole);
+  late.values = {6.0f, 8.0f};
+  script.push_back(late);
+  const auto env = job.run(0, script);
+  EXPECT_EQ(env->sink.count("gradient_dropped"), 0u);
+  std::vector<Message> probe, clock2;
+  for (const Message& m : env->sent_of(MsgType::kPullReply)) {
+    if (m.header.clock == -1) probe.push_back(m);
+    if (m.header.clock == 2) clock2.push_back(m);
+  }
+  ASSERT_EQ(probe.size(), 1u);
+  EXPECT_EQ(probe[0].header.version, 1);
+  // Clock 1 averages both gradients: {0, -1} - 0.5 * ({2, 4} + {6, 8}) / 2 = {-2, -4}.
+  ASSERT_EQ(clock2.size(), 2u);
+  for (const Message& m : clock2) EXPECT_EQ(m.values, (std::vector<float>{-2.0f, -4.0f}));
 }
 
 }  // namespace

@@ -8,26 +8,12 @@
 
 #include "runtime/consistency/controller.h"
 #include "runtime/data/dataset.h"
+#include "runtime/job_layout.h"
 #include "runtime/message.h"
 #include "runtime/model/model.h"
 #include "runtime/optimizer.h"
 
 namespace pstwin {
-
-/// Node numbering of a job: 0 is the scheduler, then S servers, then W workers.
-struct JobLayout {
-  std::uint32_t servers = 0;
-  std::uint32_t workers = 0;
-
-  static constexpr NodeId scheduler() { return 0; }
-  NodeId server(std::uint32_t i) const { return 1 + i; }
-  NodeId worker(std::uint32_t i) const { return 1 + servers + i; }
-  std::uint32_t nodes() const { return 1 + servers + workers; }
-  bool is_server(NodeId n) const { return n >= 1 && n <= servers; }
-  bool is_worker(NodeId n) const { return n > servers && n < nodes(); }
-  std::uint32_t server_index(NodeId n) const { return n - 1; }
-  std::uint32_t worker_index(NodeId n) const { return n - 1 - servers; }
-};
 
 /// The timing-only model: gradients are sized, never computed (scale studies).
 struct SyntheticModel {

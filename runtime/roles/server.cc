@@ -238,20 +238,28 @@ void Server::handle_pull(const Message& m, std::uint32_t w) {
                  .request_id = m.header.request_id,
                  .keyed = (m.header.flags & msg_flags::kKeyed) != 0};
   if (m.header.flags & msg_flags::kRejoin) {
-    if (m.header.clock < 0) {
+    // A restarted worker counts again from this clock on, on every replica (through the log).
+    // Its clock probe (clock -1) already does so under BSP, at the range's own clock: the barrier
+    // waits for it from then on, so the clock it learns is still open when its first gradient
+    // comes, instead of the others completing clocks meanwhile and its gradients arriving late.
+    const bool probe = m.header.clock < 0;
+    const std::int64_t clock = probe ? s.clock() : m.header.clock;
+    if (!probe || spec_.consistency.mode == ConsistencyMode::kBsp) {
+      membership_.dead_workers[w] = false;
+      s.rejoin(w, clock);
+      replicate(r, log_entry(ReplicaOp::kWorkerRejoin, m.header.sender, clock));
+      if (!probe)
+        env_.metrics().event(env_.now(), "worker_rejoined_range",
+                             {{"range", r}, {"worker", w}, {"clock", clock}});
+      after_change(r);
+    }
+    if (probe) {
       p.kind = PendingReply::Kind::kClockProbe;
       p.clock = -1;
       p.keyed = false;
       owe(std::move(p));
       return;
     }
-    // A restarted worker counts again from this clock on, on every replica (through the log).
-    membership_.dead_workers[w] = false;
-    s.rejoin(w, m.header.clock);
-    replicate(r, log_entry(ReplicaOp::kWorkerRejoin, m.header.sender, m.header.clock));
-    env_.metrics().event(env_.now(), "worker_rejoined_range",
-                         {{"range", r}, {"worker", w}, {"clock", m.header.clock}});
-    after_change(r);
   }
   if (p.keyed) p.rows = s.local_rows(m);
   owe(std::move(p));

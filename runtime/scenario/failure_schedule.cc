@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 
+#include "runtime/job_layout.h"
 #include "runtime/rng.h"
 
 namespace pstwin {
@@ -15,12 +16,12 @@ namespace {
 /// data (1-3) and stragglers (3), so no node shares a stream with them. ASCII "FAIL".
 constexpr std::uint64_t kFailureStream = 0x4641494c;
 
-/// The node's id in the job (roles/job.h): scheduler 0, servers 1..S, then workers.
-std::uint64_t job_node_id(const ClusterSection& c, const NodeRef& n) {
+/// The node's key by role and index (not its node id, which shifts with the server count).
+std::uint64_t node_key(const NodeRef& n) {
   switch (n.role) {
-    case NodeRef::Role::kScheduler: return 0;
-    case NodeRef::Role::kServer: return 1 + std::uint64_t{n.index};
-    case NodeRef::Role::kWorker: return 1 + std::uint64_t{c.servers} + n.index;
+    case NodeRef::Role::kScheduler: return node_stream_key(NodeRole::kScheduler, 0);
+    case NodeRef::Role::kServer: return node_stream_key(NodeRole::kServer, n.index);
+    case NodeRef::Role::kWorker: return node_stream_key(NodeRole::kWorker, n.index);
   }
   return 0;
 }
@@ -28,7 +29,7 @@ std::uint64_t job_node_id(const ClusterSection& c, const NodeRef& n) {
 /// Appends the renewal process of one node of a random entry.
 void draw_node(const Scenario& s, const FailureSpec& f, std::uint64_t entry, const NodeRef& node, double horizon_s,
                std::vector<FailureEvent>& out) {
-  Rng rng(Rng::derive_seed(s.seed, entry << 32 | job_node_id(s.cluster, node), kFailureStream));
+  Rng rng(Rng::derive_seed(s.seed, entry << 34 | node_key(node), kFailureStream));
   double t = 0.0;
   for (;;) {
     t += -f.mtbf_s * std::log(1.0 - rng.uniform());  // Exponential(mean mtbf); 1 - u is in (0, 1]

@@ -22,9 +22,10 @@ struct FailureEvent {
 /// the order below): the explicit "node" and "link" entries as given, and for each "random"
 /// entry, per listed node, a renewal process: up-times ~ Exponential(mean mtbf), each followed
 /// by a node failure that lasts `repair` (or forever when absent: one event, the node's process
-/// ends). Draws come from Rng(Rng::derive_seed(s.seed, entry << 32 | job node id,
+/// ends). Draws come from Rng(Rng::derive_seed(s.seed, entry << 34 | node_stream_key(role, index),
 /// kFailureStream)), one stream per entry and node, so the schedule depends only on the
-/// scenario: launch and simulate see the same one. A recover_at_s may lie past the horizon.
+/// scenario: launch and simulate see the same one, and a node's draws do not change with the
+/// number of servers. A recover_at_s may lie past the horizon.
 std::vector<FailureEvent> failure_schedule(const Scenario& s, double horizon_s);
 
 }  // namespace pstwin
