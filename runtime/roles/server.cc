@@ -6,7 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/errors.h"
 #include "runtime/roles/shard_state.h"
 
@@ -379,49 +378,6 @@ void Server::send_ready() {
     env_.send(p.worker, std::move(reply));
   }
   ready_.clear();
-}
-
-void Server::maybe_snapshot(std::uint32_t range) {
-  Lead& l = leads_.at(range);
-  Shard& s = *shards_.at(range);
-  if (!l.reports.snapshot_due(s.clock())) return;
-  tell_scheduler(s.snapshot(/*final=*/false));
-  // Backups drop the histogram just reported, at the same point of the log.
-  if (l.log.has_backups()) replicate(range, log_entry(ReplicaOp::kSnapshotTaken, 0));
-}
-
-void Server::maybe_checkpoint(std::uint32_t range) {
-  CheckpointStore* store = env_.checkpoints();
-  const Shard& s = *shards_.at(range);
-  if (!store || !leads_.at(range).reports.checkpoint_due(s.clock(), env_.now())) return;
-  store->store(s.checkpoint());
-  Message done;
-  done.header.type = MsgType::kCheckpointDone;
-  done.header.range = range;
-  done.header.clock = s.clock();
-  tell_scheduler(std::move(done));
-}
-
-void Server::tell_scheduler(Message m) {
-  m.header.epoch = membership_.epoch;
-  env_.send(JobLayout::scheduler(), std::move(m));
-}
-
-bool Server::try_finish(bool immediate) {
-  if (!immediate)
-    for (const auto& lead : leads_)
-      // After a normal finish a worker's last push may still be on its way: it travels on
-      // another connection than the scheduler's stop. Wait for it; an abort stops at once.
-      if (!shards_.at(lead.first)->all_pushes_in()) return false;
-  std::size_t left = leads_.size();
-  for (const auto& lead : leads_) {
-    Message snap = shards_.at(lead.first)->snapshot(/*final=*/true);
-    // The last message a server sends: its traffic report, where nodes count their own.
-    if (--left == 0)
-      if (const auto sent = env_.bytes_sent()) snap.data = nlohmann::json{{"bytes_sent", sent}}.dump();
-    tell_scheduler(std::move(snap));
-  }
-  return true;
 }
 
 }  // namespace pstwin
