@@ -402,6 +402,21 @@ TEST(Scenario, UnreadableFileAndSyntaxErrorsPointAtTheDocument) {
   }
 }
 
+TEST(Scenario, TextInMemoryReadsAsTheFileWithOverridesAndSyntaxErrorsNamingTheSource) {
+  const std::string text = full_scenario().dump();
+  const Scenario s = parse_scenario_text(text, "mem.json", {"/cluster/workers=6"});
+  EXPECT_EQ(s.cluster.workers, 6u);
+  EXPECT_EQ(s.name, parse_scenario(full_scenario()).name);
+  try {
+    parse_scenario_text("{\n  oops\n}", "mem.json");
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "");
+    EXPECT_NE(std::string(e.what()).find("mem.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scenario, EveryShippedScenarioValidates) {
   const fs::path dir = fs::path(PSTWIN_SOURCE_DIR) / "scenarios";
   int count = 0;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/matrix.h"
@@ -43,10 +44,21 @@ struct Dataset {
 /// that is not a finite number. An empty file is an error.
 Dataset read_libsvm(const std::string& path);
 
+/// read_libsvm on text already in memory; `source` stands for the file in Dataset::source and in
+/// errors. The file version reads the file and calls this, so both accept exactly the same input.
+Dataset parse_libsvm(std::string_view text, const std::string& source);
+
 /// Reads an IDX image file (magic 0x00000803, u8 pixels, any rows x cols) and its IDX label file
 /// (magic 0x00000801, u8 labels), each gzip-compressed or not (detected by content). Pixels are
 /// scaled to [0, 1]; features are dense. Throws DataError (line 0) naming the file for a wrong
 /// magic, a truncated file, or image and label counts that differ.
 Dataset read_idx(const std::string& images_path, const std::string& labels_path);
+
+/// read_idx on the files' contents already in memory and decompressed (not gzip); the sources
+/// stand for the files in Dataset::source and in errors. read_idx decompresses each file and
+/// calls the same checks, so both accept exactly the same content.
+Dataset parse_idx(const std::uint8_t* images, std::size_t images_size,
+                  const std::string& images_source, const std::uint8_t* labels,
+                  std::size_t labels_size, const std::string& labels_source);
 
 }  // namespace pstwin

@@ -71,33 +71,33 @@ std::string hex(std::uint32_t v) {
 
 /// Checks the magic and returns the dimension sizes, having checked that the elements after the
 /// header are exactly as many bytes as their product.
-std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
+std::vector<std::uint32_t> check_header(const std::uint8_t* data, std::size_t size,
                                         const std::string& path, std::uint32_t magic,
                                         const char* what) {
   const std::size_t ndims = magic & 0xFF;
   const std::size_t header = 4 + 4 * ndims;
-  if (data.size() < 4) {
-    throw DataError(path, 0, "truncated: " + std::to_string(data.size()) + " bytes, no IDX header");
+  if (size < 4) {
+    throw DataError(path, 0, "truncated: " + std::to_string(size) + " bytes, no IDX header");
   }
-  const std::uint32_t got = read_be32(data.data());
+  const std::uint32_t got = read_be32(data);
   if (got != magic) {
     throw DataError(path, 0, "magic " + hex(got) + " is not " + hex(magic) + " (IDX " + what + ")");
   }
-  if (data.size() < header) {
+  if (size < header) {
     throw DataError(path, 0,
                     "truncated: IDX header needs " + std::to_string(header) + " bytes, file has " +
-                        std::to_string(data.size()));
+                        std::to_string(size));
   }
   std::vector<std::uint32_t> dims(ndims);
   std::uint64_t expected = 1;  // at most (2^32)^3 would overflow; guarded below
   for (std::size_t i = 0; i < ndims; ++i) {
-    dims[i] = read_be32(data.data() + 4 + 4 * i);
+    dims[i] = read_be32(data + 4 + 4 * i);
     if (dims[i] != 0 && expected > UINT64_MAX / dims[i]) {
       throw DataError(path, 0, "IDX sizes are impossibly large");
     }
     expected *= dims[i];
   }
-  const std::uint64_t body = data.size() - header;
+  const std::uint64_t body = size - header;
   if (body != expected) {
     std::string sizes;
     for (std::size_t i = 0; i < ndims; ++i) sizes += (i ? " x " : "") + std::to_string(dims[i]);
@@ -109,41 +109,61 @@ std::vector<std::uint32_t> check_header(const std::vector<std::uint8_t>& data,
   return dims;
 }
 
-}  // namespace
-
-Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
+/// A dense Dataset of the images in data[0..size), pixels scaled to [0, 1], without labels yet.
+Dataset parse_images(const std::uint8_t* data, std::size_t size, const std::string& images_path,
+                     const std::string& labels_path) {
   Dataset ds;
   ds.source = images_path + " + " + labels_path;
   ds.sparse = false;
+  const auto dims = check_header(data, size, images_path, kImagesMagic, "images");
+  if (dims[0] == 0) throw DataError(images_path, 0, "no images");
+  if (dims[1] == 0 || dims[2] == 0) {
+    throw DataError(images_path, 0,
+                    "images of size " + std::to_string(dims[1]) + " x " +
+                        std::to_string(dims[2]) + " have no pixels");
+  }
+  ds.rows = dims[0];
+  ds.cols = std::size_t{dims[1]} * dims[2];
+  const std::uint8_t* pixels = data + 16;
+  ds.values.resize(ds.rows * ds.cols);
+  std::transform(pixels, pixels + ds.values.size(), ds.values.begin(),
+                 [](std::uint8_t b) { return static_cast<float>(b) / 255.0f; });
+  return ds;
+}
 
-  {
-    const std::vector<std::uint8_t> images = read_all(images_path);
-    const auto dims = check_header(images, images_path, kImagesMagic, "images");
-    if (dims[0] == 0) throw DataError(images_path, 0, "no images");
-    if (dims[1] == 0 || dims[2] == 0) {
-      throw DataError(images_path, 0,
-                      "images of size " + std::to_string(dims[1]) + " x " +
-                          std::to_string(dims[2]) + " have no pixels");
-    }
-    ds.rows = dims[0];
-    ds.cols = std::size_t{dims[1]} * dims[2];
-    const std::uint8_t* pixels = images.data() + 16;
-    ds.values.resize(ds.rows * ds.cols);
-    std::transform(pixels, pixels + ds.values.size(), ds.values.begin(),
-                   [](std::uint8_t b) { return static_cast<float>(b) / 255.0f; });
-  }  // the byte buffer is freed before the labels are read
-
-  const std::vector<std::uint8_t> labels = read_all(labels_path);
-  const auto dims = check_header(labels, labels_path, kLabelsMagic, "labels");
+/// Adds the labels in data[0..size) to `ds`, which parse_images filled.
+void add_labels(Dataset& ds, const std::uint8_t* data, std::size_t size,
+                const std::string& images_path, const std::string& labels_path) {
+  const auto dims = check_header(data, size, labels_path, kLabelsMagic, "labels");
   if (dims[0] != ds.rows) {
     throw DataError(labels_path, 0,
                     "has " + std::to_string(dims[0]) + " labels but " + images_path + " has " +
                         std::to_string(ds.rows) + " images");
   }
-  ds.labels.assign(labels.begin() + 8, labels.end());
+  ds.labels.assign(data + 8, data + size);
   ds.labels01.assign(ds.labels.begin(), ds.labels.end());
   ds.num_classes =
       static_cast<std::size_t>(*std::max_element(ds.labels.begin(), ds.labels.end())) + 1;
+}
+
+}  // namespace
+
+Dataset parse_idx(const std::uint8_t* images, std::size_t images_size,
+                  const std::string& images_source, const std::uint8_t* labels,
+                  std::size_t labels_size, const std::string& labels_source) {
+  Dataset ds = parse_images(images, images_size, images_source, labels_source);
+  add_labels(ds, labels, labels_size, images_source, labels_source);
+  return ds;
+}
+
+Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
+  Dataset ds;
+  {
+    const std::vector<std::uint8_t> images = read_all(images_path);
+    ds = parse_images(images.data(), images.size(), images_path, labels_path);
+  }  // the byte buffer is freed before the labels are read
+  const std::vector<std::uint8_t> labels = read_all(labels_path);
+  add_labels(ds, labels.data(), labels.size(), images_path, labels_path);
   return ds;
 }
 

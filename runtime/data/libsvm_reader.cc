@@ -65,8 +65,7 @@ std::int32_t parse_label(std::string_view tok, const std::string& path, std::uin
 
 }  // namespace
 
-Dataset read_libsvm(const std::string& path) {
-  const std::string text = read_whole_file(path);
+Dataset parse_libsvm(std::string_view text, const std::string& path) {
   Dataset ds;
   ds.source = path;
   ds.sparse = true;
@@ -165,5 +164,7 @@ Dataset read_libsvm(const std::string& path) {
   ds.labels01.assign(ds.labels.begin(), ds.labels.end());
   return ds;
 }
+
+Dataset read_libsvm(const std::string& path) { return parse_libsvm(read_whole_file(path), path); }
 
 }  // namespace pstwin

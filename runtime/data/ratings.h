@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/data/dataset.h"
@@ -48,6 +49,10 @@ struct RatingsTable {
 /// whose field count differs from the header's, an unterminated quote, text after a closing
 /// quote, a quote inside an unquoted field, a bad id or rating, or a file with no ratings.
 RatingsTable read_ratings_table(const std::string& path);
+
+/// read_ratings_table on text already in memory; `source` stands for the file in
+/// RatingsTable::source and in errors. The file version reads the file and calls this.
+RatingsTable parse_ratings_table(std::string_view text, const std::string& source);
 
 /// The two splits of a ratings file: ratings keep their file order within each split.
 struct RatingsSplit {

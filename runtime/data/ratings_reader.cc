@@ -192,8 +192,7 @@ Dataset as_dataset(const std::string& source, std::shared_ptr<Ratings> r) {
 
 }  // namespace
 
-RatingsTable read_ratings_table(const std::string& path) {
-  const std::string text = read_whole_file(path);
+RatingsTable parse_ratings_table(std::string_view text, const std::string& path) {
   CsvRecords records(text, path);
   std::vector<std::string> fields;
   std::uint64_t line = 0;
@@ -234,6 +233,10 @@ RatingsTable read_ratings_table(const std::string& path) {
   all.num_items = all.item_ids.size();
   all.train_mean = mean_of(all.value);
   return table;
+}
+
+RatingsTable read_ratings_table(const std::string& path) {
+  return parse_ratings_table(read_whole_file(path), path);
 }
 
 RatingsSplit split_ratings(const RatingsTable& table, double test_fraction, std::uint64_t seed) {
