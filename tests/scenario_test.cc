@@ -417,6 +417,19 @@ TEST(Scenario, TextInMemoryReadsAsTheFileWithOverridesAndSyntaxErrorsNamingTheSo
   }
 }
 
+TEST(Scenario, ANumberTooLargeForADoubleIsAnErrorNotACrash) {
+  // Found by fuzz/scenario_fuzz.cc (fuzz/regressions/scenario/number-overflow): nlohmann reports
+  // it as out_of_range, not parse_error, and it used to escape load_scenario.
+  try {
+    parse_scenario_text(R"({"name": "x", "seed": 1e400})", "big.json");
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "");
+    EXPECT_NE(std::string(e.what()).find("big.json: "), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("number overflow"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Scenario, EveryShippedScenarioValidates) {
   const fs::path dir = fs::path(PSTWIN_SOURCE_DIR) / "scenarios";
   int count = 0;

@@ -115,8 +115,10 @@ Scenario parse_scenario_text(std::string_view text, const std::string& source,
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw ScenarioError("", source + ": " + e.what());  // nlohmann's message carries line and column
+  } catch (const nlohmann::json::exception& e) {
+    // A syntax error's message carries the line and column. Not only parse_error: a number too
+    // large for a double (1e400) is an out_of_range, and must not escape as a crash either.
+    throw ScenarioError("", source + ": " + e.what());
   }
   for (const std::string& o : overrides) apply_override(doc, o);
   return parse_scenario(doc, base_dir);

@@ -184,8 +184,9 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir =
 /// ScenarioError for unreadable files and JSON syntax errors too (pointer "" and the line).
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
 
-/// load_scenario on the file's text already in memory: parses `text` as JSON (a syntax error
-/// throws ScenarioError with pointer "" naming `source` and the line), applies the overrides, then
+/// load_scenario on the file's text already in memory: parses `text` as JSON (a syntax error, or a
+/// number too large for a double, throws ScenarioError with pointer "" naming `source` and, for
+/// syntax, the line), applies the overrides, then
 /// parse_scenario with `base_dir`. load_scenario reads the file and calls this.
 Scenario parse_scenario_text(std::string_view text, const std::string& source,
                              const std::vector<std::string>& overrides = {},
