@@ -247,6 +247,24 @@ TEST(CheckpointDir, LayoutAndCompleteMarker) {
   EXPECT_FALSE(nlohmann::json::parse(bare.begin(), bare.end()).contains("params_sha256"));
 }
 
+TEST(CheckpointDir, CompleteMarkerContentIsCheckedInMemory) {
+  auto ranges = [](const std::string& text, std::int64_t clock) {
+    return parse_complete_marker(reinterpret_cast<const std::uint8_t*>(text.data()), text.size(),
+                                 "DIR/COMPLETE", clock);
+  };
+  EXPECT_EQ(ranges(R"({"clock": 7, "ranges": 3, "time_s": 1.5})", 7), 3u);
+  for (const std::string bad : {"", "[]", R"({"clock": 8, "ranges": 3})", R"({"clock": 7, "ranges": 0})",
+                                R"({"clock": 7, "ranges": -1})", R"({"clock": 7, "ranges": 4294967296})",
+                                R"({"clock": 7.5, "ranges": 1})", R"({"clock": 7})"}) {
+    try {
+      ranges(bad, 7);
+      ADD_FAILURE() << "accepted " << bad;
+    } catch (const CheckpointError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("DIR/COMPLETE: ", 0), 0u) << e.what();
+    }
+  }
+}
+
 TEST(CheckpointDir, LatestCompleteSkipsIncompleteAndCorruptCheckpoints) {
   const std::string dir = fresh_dir();
   EXPECT_EQ(latest_complete(dir + "/absent"), std::nullopt);

@@ -27,9 +27,10 @@ json long_bsp(const std::string& dir) {
 }
 
 /// Fault tolerance with real-world timing: heartbeats every 50 ms, dead after 1 s of silence
-/// (generous: 11 processes share 2 cores here).
+/// (generous: 11 processes share 2 cores here), both times time_scale() under sanitizers.
 json tolerant(json s, int replication, json failures = json::array()) {
-  return with_fault_tolerance(std::move(s), replication, "50ms", "1s", std::move(failures));
+  return with_fault_tolerance(std::move(s), replication, scaled_duration(0.05), scaled_duration(1.0),
+                              std::move(failures));
 }
 
 
@@ -71,7 +72,8 @@ TEST(LaunchFaults, KilledWorkerLeavesTheBarrierWithinTheDetectionTimeout) {
   EXPECT_EQ(dead[0]["node"], "worker:2");
   // The barrier waited for worker 2 only until it was declared dead: the timeout, one heartbeat
   // interval, and some slack for a loaded machine and the two clocks' offset.
-  EXPECT_LT(dead[0]["time_s"].get<double>() - failed[0]["time_s"].get<double>(), 1.0 + 0.05 + 0.5);
+  EXPECT_LT(dead[0]["time_s"].get<double>() - failed[0]["time_s"].get<double>(),
+            (1.0 + 0.05 + 0.5) * time_scale());
   EXPECT_LT(s["updates"].get<int>(), 12000);
   EXPECT_GE(s["updates"].get<int>(), 9000);
 }

@@ -178,6 +178,24 @@ TEST_F(DataTest, LibsvmEmptyFileIsAnError) {
   }
 }
 
+TEST_F(DataTest, LibsvmInMemoryIsTheFileReaderWithTheSourceInErrors) {
+  const std::string text = "+1 1:0.5 3:2\n-1 2:1\n";
+  const Dataset from_file = read_libsvm(write("b.svm", text));
+  const Dataset in_memory = parse_libsvm(text, "mem.svm");
+  EXPECT_EQ(in_memory.source, "mem.svm");
+  EXPECT_EQ(in_memory.row_ptr, from_file.row_ptr);
+  EXPECT_EQ(in_memory.col_idx, from_file.col_idx);
+  EXPECT_EQ(in_memory.values, from_file.values);
+  EXPECT_EQ(in_memory.labels, from_file.labels);
+  try {
+    parse_libsvm("+1 1:1\n+1 x:1\n", "mem.svm");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "mem.svm");
+    EXPECT_EQ(e.line(), 2u);
+  }
+}
+
 TEST_F(DataTest, LibsvmMissingFileIsNamed) {
   const std::string path = (dir_ / "no_such.svm").string();
   try {
@@ -353,6 +371,18 @@ TEST_F(DataTest, IdxHeadReadsTheHeadersAndLabelsNotTheImages) {
     ADD_FAILURE() << "no error";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated: header says 3 labels, file has 2"), std::string::npos) << e.what();
+
+TEST_F(DataTest, IdxInMemoryChecksAsTheFileReaderDoes) {
+  const Bytes images = idx_images(3, 2, 2, kPixels);
+  const Bytes labels = idx_labels(kLabels);
+  expect_tiny_idx(parse_idx(images.data(), images.size(), "img", labels.data(), labels.size(), "lbl"));
+  const Bytes two = idx_labels({0, 1});
+  try {
+    parse_idx(images.data(), images.size(), "img", two.data(), two.size(), "lbl");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "lbl");
+    EXPECT_NE(std::string(e.what()).find("has 2 labels but img has 3 images"), std::string::npos) << e.what();
   }
 }
 

@@ -91,6 +91,23 @@ TEST_F(RatingsTest, QuotedFieldsWithCommasEscapedQuotesAndLineBreaks) {
   EXPECT_EQ(t.all.item_ids, (std::vector<std::int64_t>{10, 11, 12, 13}));
 }
 
+TEST_F(RatingsTest, InMemoryTextReadsAsTheFileWithTheSourceInErrors) {
+  const std::string text = "userId,movieId,rating\n7,100,4.0\n3,20,3.5\n";
+  const RatingsTable from_file = read_ratings_table(write(text));
+  const RatingsTable in_memory = parse_ratings_table(text, "mem.csv");
+  EXPECT_EQ(in_memory.source, "mem.csv");
+  EXPECT_EQ(in_memory.all.user, from_file.all.user);
+  EXPECT_EQ(in_memory.all.item_ids, from_file.all.item_ids);
+  EXPECT_EQ(in_memory.all.value, from_file.all.value);
+  try {
+    parse_ratings_table("userId,movieId,rating\n1,2,x\n", "mem.csv");
+    ADD_FAILURE() << "no error";
+  } catch (const DataError& e) {
+    EXPECT_EQ(e.file(), "mem.csv");
+    EXPECT_EQ(e.line(), 2u);
+  }
+}
+
 TEST_F(RatingsTest, CrlfBomBlankLinesAndNoFinalNewline) {
   const RatingsTable t = read_ratings_table(write(
       "\xEF\xBB\xBFuserId,movieId,rating\r\n"

@@ -502,6 +502,20 @@ TEST(Scenario, StragglerSlowdownsMustStayFiniteTogether) {
   d["stragglers"] = json::parse(R"([{"type": "transient", "probability": 1, "factor": 1e200},
                                     {"type": "slow", "workers": [0], "factor": 1e200}])");
   EXPECT_EQ(error_pointer(d), "/stragglers/1/factor") << error_message(d);
+
+TEST(Scenario, TextInMemoryReadsAsTheFileWithOverridesAndSyntaxErrorsNamingTheSource) {
+  const std::string text = full_scenario().dump();
+  const Scenario s = parse_scenario_text(text, "mem.json", {"/cluster/workers=6"});
+  EXPECT_EQ(s.cluster.workers, 6u);
+  EXPECT_EQ(s.name, parse_scenario(full_scenario()).name);
+  try {
+    parse_scenario_text("{\n  oops\n}", "mem.json");
+    FAIL() << "expected ScenarioError";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "");
+    EXPECT_NE(std::string(e.what()).find("mem.json"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("line 2"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Scenario, EveryShippedScenarioValidates) {

@@ -141,6 +141,23 @@ inline std::string simulate(const std::string& dir, const nlohmann::json& scenar
   return dir + "/out";
 }
 
+/// How much to stretch real-time timeouts of launched jobs: PSTWIN_TEST_TIME_SCALE, default 1.
+/// The sanitizer runs set it (tests/sanitizers/run.sh) because instrumented processes run several
+/// times slower and would miss heartbeats; tests scale their timeouts and the bounds that follow
+/// from them by it, and assert the same things.
+inline double time_scale() {
+  const char* text = std::getenv("PSTWIN_TEST_TIME_SCALE");
+  const double scale = text ? std::atof(text) : 1.0;
+  return scale >= 1.0 ? scale : 1.0;
+}
+
+/// `seconds` * time_scale() as a scenario duration ("0.05s").
+inline std::string scaled_duration(double seconds) {
+  std::ostringstream s;
+  s << seconds * time_scale() << "s";
+  return s.str();
+}
+
 /// `s` with fault tolerance on (replication, heartbeats every `interval`, a node declared dead
 /// after `timeout` of silence) and `failures` injected.
 inline nlohmann::json with_fault_tolerance(nlohmann::json s, int replication, const std::string& interval,

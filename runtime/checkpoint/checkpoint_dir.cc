@@ -54,7 +54,14 @@ std::uint32_t marker_ranges(const std::string& dir, std::int64_t clock) {
     throw CheckpointError(path + ": missing: checkpoint " + std::to_string(clock) +
                           " is not complete");
   const std::vector<std::uint8_t> bytes = read_file(path);
-  const nlohmann::json j = nlohmann::json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  return parse_complete_marker(bytes.data(), bytes.size(), path, clock);
+}
+
+}  // namespace
+
+std::uint32_t parse_complete_marker(const std::uint8_t* data, std::size_t size,
+                                    const std::string& path, std::int64_t clock) {
+  const nlohmann::json j = nlohmann::json::parse(data, data + size, nullptr, false);
   auto fail = [&](const std::string& why) { throw CheckpointError(path + ": " + why); };
   if (j.is_discarded() || !j.is_object()) fail("not a JSON object");
   const auto c = j.find("clock");
@@ -66,8 +73,6 @@ std::uint32_t marker_ranges(const std::string& dir, std::int64_t clock) {
     fail("\"ranges\" must be an integer in [1, 2^32)");
   return static_cast<std::uint32_t>(r->get<std::uint64_t>());
 }
-
-}  // namespace
 
 std::string checkpoint_clock_dir(const std::string& dir, std::int64_t clock) {
   require_clock(clock);

@@ -9,6 +9,7 @@
 // resumes from the previous one.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +38,12 @@ void write_checkpoint(const std::string& dir, const ShardCheckpoint& c);
 /// (hex) when not empty. Does not check the range files. Throws CheckpointError naming the path.
 void mark_complete(const std::string& dir, std::int64_t clock, std::uint32_t ranges,
                    double time_s, const std::string& params_sha256 = "");
+
+/// The number of key ranges that the COMPLETE marker content data[0..size) records, after
+/// checking that it is a JSON object whose "clock" is `clock` and whose "ranges" is an integer in
+/// [1, 2^32). Throws CheckpointError naming `path` (the marker's file, for messages) otherwise.
+std::uint32_t parse_complete_marker(const std::uint8_t* data, std::size_t size,
+                                    const std::string& path, std::int64_t clock);
 
 /// The newest clock whose COMPLETE marker exists and whose every range file decodes (as
 /// load_checkpoint checks); nullopt when there is none, or DIR does not exist. Incomplete or

@@ -78,5 +78,11 @@ struct IdxHead {
 /// magic, a truncated header, no images or pixels, counts that differ, or fewer labels than
 /// that; that the images file holds every image its header announces is not checked.
 IdxHead read_idx_head(const std::string& images_path, const std::string& labels_path, std::size_t max_labels);
+/// read_idx on the files' contents already in memory and decompressed (not gzip); the sources
+/// stand for the files in Dataset::source and in errors. read_idx decompresses each file and
+/// calls the same checks, so both accept exactly the same content.
+Dataset parse_idx(const std::uint8_t* images, std::size_t images_size,
+                  const std::string& images_source, const std::uint8_t* labels,
+                  std::size_t labels_size, const std::string& labels_source);
 
 }  // namespace pstwin

@@ -172,24 +172,23 @@ IdxHead read_idx_head(const std::string& images_path, const std::string& labels_
   return head;
 }
 
-Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
-  Dataset ds;
-  ds.source = images_path + " + " + labels_path;
-  ds.sparse = false;
+namespace {
 
-  {
-    const std::vector<std::uint8_t> images = read_all(images_path);
-    const auto dims = check_header(images, images_path, kImagesMagic, "images");
-    check_image_sizes(dims, images_path);
-    ds.rows = dims[0];
-    ds.cols = std::size_t{dims[1]} * dims[2];
-    const std::uint8_t* pixels = images.data() + 16;
-    ds.values.resize(ds.rows * ds.cols);
-    std::transform(pixels, pixels + ds.values.size(), ds.values.begin(),
-                   [](std::uint8_t b) { return static_cast<float>(b) / 255.0f; });
-  }  // the byte buffer is freed before the labels are read
+/// The images of an images file's bytes, checked, pixels scaled to [0, 1], into `ds`.
+void fill_images(Dataset& ds, const std::vector<std::uint8_t>& images, const std::string& images_path) {
+  const auto dims = check_header(images, images_path, kImagesMagic, "images");
+  check_image_sizes(dims, images_path);
+  ds.rows = dims[0];
+  ds.cols = std::size_t{dims[1]} * dims[2];
+  const std::uint8_t* pixels = images.data() + 16;
+  ds.values.resize(ds.rows * ds.cols);
+  std::transform(pixels, pixels + ds.values.size(), ds.values.begin(),
+                 [](std::uint8_t b) { return static_cast<float>(b) / 255.0f; });
+}
 
-  const std::vector<std::uint8_t> labels = read_all(labels_path);
+/// The labels of a labels file's bytes, checked against the images fill_images read.
+void fill_labels(Dataset& ds, const std::vector<std::uint8_t>& labels, const std::string& labels_path,
+                 const std::string& images_path) {
   check_counts_match(check_header(labels, labels_path, kLabelsMagic, "labels")[0], ds.rows, labels_path,
                      images_path);
   ds.labels.assign(labels.begin() + 8, labels.end());
@@ -199,6 +198,30 @@ Dataset read_idx(const std::string& images_path, const std::string& labels_path)
   ds.labels01.assign(ds.labels.begin(), ds.labels.end());
   ds.num_classes =
       static_cast<std::size_t>(*std::max_element(ds.labels.begin(), ds.labels.end())) + 1;
+}
+
+Dataset empty_dense(const std::string& images_path, const std::string& labels_path) {
+  Dataset ds;
+  ds.source = images_path + " + " + labels_path;
+  ds.sparse = false;
+  return ds;
+}
+
+}  // namespace
+
+Dataset read_idx(const std::string& images_path, const std::string& labels_path) {
+  Dataset ds = empty_dense(images_path, labels_path);
+  fill_images(ds, read_all(images_path), images_path);  // its bytes are freed before the labels'
+  fill_labels(ds, read_all(labels_path), labels_path, images_path);
+  return ds;
+}
+
+Dataset parse_idx(const std::uint8_t* images, std::size_t images_size,
+                  const std::string& images_source, const std::uint8_t* labels,
+                  std::size_t labels_size, const std::string& labels_source) {
+  Dataset ds = empty_dense(images_source, labels_source);
+  fill_images(ds, std::vector<std::uint8_t>(images, images + images_size), images_source);
+  fill_labels(ds, std::vector<std::uint8_t>(labels, labels + labels_size), labels_source, images_source);
   return ds;
 }
 

@@ -127,6 +127,18 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) 
   return s;
 }
 
+Scenario parse_scenario_text(std::string_view text, const std::string& source,
+                             const std::vector<std::string>& overrides, const std::string& base_dir) {
+  nlohmann::json doc;
+  try {
+    doc = parse_strict_json(std::string(text));
+  } catch (const nlohmann::json::exception& e) {
+    throw ScenarioError("", source + ": " + e.what());  // a parse_error's message has line and column
+  }
+  for (const std::string& o : overrides) apply_override(doc, o);
+  return parse_scenario(doc, base_dir);
+}
+
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ScenarioError("", "cannot read scenario file \"" + path + "\": " + std::strerror(errno));
@@ -134,17 +146,9 @@ Scenario load_scenario(const std::string& path, const std::vector<std::string>& 
   text << in.rdbuf();
   if (in.bad()) throw ScenarioError("", "cannot read scenario file \"" + path + "\"");
 
-  nlohmann::json doc;
-  try {
-    doc = parse_strict_json(text.str());
-  } catch (const nlohmann::json::exception& e) {
-    throw ScenarioError("", path + ": " + e.what());  // a parse_error's message has line and column
-  }
-  for (const std::string& o : overrides) apply_override(doc, o);
-
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return parse_scenario(doc, base_dir);
+  return parse_scenario_text(text.str(), path, overrides, base_dir);
 }
 
 }  // namespace pstwin

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -174,4 +175,12 @@ Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir =
 /// at the value's pointer for a key given twice in one object or a number beyond a double's
 /// range, in the file or in an override (parse_strict_json).
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides = {});
+
+/// load_scenario on the file's text already in memory: parses `text` as JSON (a syntax error, or a
+/// number too large for a double, throws ScenarioError with pointer "" naming `source` and, for
+/// syntax, the line), applies the overrides, then
+/// parse_scenario with `base_dir`. load_scenario reads the file and calls this.
+Scenario parse_scenario_text(std::string_view text, const std::string& source,
+                             const std::vector<std::string>& overrides = {},
+                             const std::string& base_dir = ".");
 }  // namespace pstwin
