@@ -371,6 +371,8 @@ TEST_F(DataTest, IdxHeadReadsTheHeadersAndLabelsNotTheImages) {
     ADD_FAILURE() << "no error";
   } catch (const DataError& e) {
     EXPECT_NE(std::string(e.what()).find("truncated: header says 3 labels, file has 2"), std::string::npos) << e.what();
+  }
+}
 
 TEST_F(DataTest, IdxInMemoryChecksAsTheFileReaderDoes) {
   const Bytes images = idx_images(3, 2, 2, kPixels);

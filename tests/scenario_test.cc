@@ -502,6 +502,7 @@ TEST(Scenario, StragglerSlowdownsMustStayFiniteTogether) {
   d["stragglers"] = json::parse(R"([{"type": "transient", "probability": 1, "factor": 1e200},
                                     {"type": "slow", "workers": [0], "factor": 1e200}])");
   EXPECT_EQ(error_pointer(d), "/stragglers/1/factor") << error_message(d);
+}
 
 TEST(Scenario, TextInMemoryReadsAsTheFileWithOverridesAndSyntaxErrorsNamingTheSource) {
   const std::string text = full_scenario().dump();

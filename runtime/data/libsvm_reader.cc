@@ -203,6 +203,5 @@ Dataset parse_libsvm(std::string_view text, const std::string& path) {
   return ds;
 }
 
-Dataset read_libsvm(const std::string& path) { return parse_libsvm(read_whole_file(path), path); }
 
 }  // namespace pstwin

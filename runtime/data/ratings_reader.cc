@@ -237,9 +237,6 @@ RatingsTable parse_ratings_table(std::string_view text, const std::string& path)
   return table;
 }
 
-RatingsTable read_ratings_table(const std::string& path) {
-  return parse_ratings_table(read_whole_file(path), path);
-}
 
 RatingsSplit split_ratings(const RatingsTable& table, double test_fraction, std::uint64_t seed) {
   if (!(test_fraction > 0.0 && test_fraction < 1.0))
