@@ -81,7 +81,7 @@ TEST(CliSimGridCfg, RefusedOptionsAreBadInputNamingTheOption) {
       {"--cfg=network/model", "pstwin: --cfg=network/model: expected NAME:VALUE"},
   };
   for (const auto& c : cases) {
-    for (const std::string command : {"simulate --out " + dir + "/out", std::string("validate")}) {
+    for (const std::string& command : {"simulate --out " + dir + "/out", std::string("validate")}) {
       const auto r = run_pstwin(command + " " + toy + " " + c.flag);
       EXPECT_EQ(r.exit_code, 2) << command << " " << c.flag << "\n" << r.output;
       EXPECT_TRUE(contains(r.output, c.message)) << command << " " << c.flag << "\n" << r.output;
@@ -101,7 +101,7 @@ TEST(CliSimGridCfg, ScenarioListIsCheckedLikeTheFlag) {
   write_json(dir + "/syntax.json", s);
   s["simulation"]["cfg"] = {"network/model:CM02", "contexts/factory:thread"};
   write_json(dir + "/good.json", s);
-  for (const std::string command : {"simulate --out " + dir + "/out", std::string("validate")}) {
+  for (const std::string& command : {"simulate --out " + dir + "/out", std::string("validate")}) {
     auto r = run_pstwin(command + " " + dir + "/typo.json");
     EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_TRUE(contains(r.output, "typo.json: /simulation/cfg/1: SimGrid has no option named "

@@ -191,6 +191,10 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
        "9223372036854775808"},
       {"zero interval", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = "0s"; },
        "/fault_tolerance/heartbeat_interval", "/fault_tolerance/heartbeat_interval: expected a value > 0, got string \"0s\""},
+      {"interval below a millisecond", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = "1us"; },
+       "/fault_tolerance/heartbeat_interval",
+       "/fault_tolerance/heartbeat_interval: expected at least 1ms, got 0.001ms: every node sends one heartbeat "
+       "per interval"},
       {"interval without unit", [](json& d) { d["fault_tolerance"]["heartbeat_interval"] = 0.1; },
        "/fault_tolerance/heartbeat_interval",
        "/fault_tolerance/heartbeat_interval: expected a string with a unit such as \"200ms\", got 0.1"},

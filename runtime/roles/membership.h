@@ -36,8 +36,9 @@ struct Membership {
 };
 
 /// The starting assignment: range r is held by servers r, r+1, ..., r+replication-1 (mod
-/// `servers`), as node ids first_server + index; no worker is dead. Chain-style placement spreads
-/// each server's backups over its neighbours so one failure moves load to one server per range.
+/// `servers`), as node ids first_server + index; no worker is dead. Placing the backups on the next
+/// servers round the ring spreads each server's backups over its neighbours, so one failure moves
+/// load to one server per range. (The replication itself is primary-backup, not a chain.)
 /// Throws std::invalid_argument when replication is 0 or exceeds `servers`.
 Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::uint32_t workers,
                               std::uint32_t replication, NodeId first_server);

@@ -206,6 +206,12 @@ FaultToleranceSection parse_fault_tolerance(const json& v, const std::string& pt
   if (o.has("heartbeat_interval"))
     ft.heartbeat_interval_s =
         read_unit(o.at("heartbeat_interval"), o.ptr("heartbeat_interval"), parse_duration_s, "200ms", true);
+  // Every node sends one heartbeat per interval: below a millisecond they flood the scheduler (and
+  // crawl a simulation) without detecting a failure any sooner than the timeout allows.
+  if (ft.heartbeat_interval_s < 1e-3)
+    throw ScenarioError(o.ptr("heartbeat_interval"),
+                        "expected at least 1ms, got " + short_duration(ft.heartbeat_interval_s) +
+                            ": every node sends one heartbeat per interval");
   if (o.has("heartbeat_timeout"))
     ft.heartbeat_timeout_s =
         read_unit(o.at("heartbeat_timeout"), o.ptr("heartbeat_timeout"), parse_duration_s, "1s", true);
