@@ -21,7 +21,7 @@ int keygen_command(const std::vector<std::string>& args) {
     net::write_key_file(args[0], net::make_job_keys());
   } catch (const std::exception& e) {
     std::cerr << "pstwin keygen: " << e.what() << "\n";
-    return 1;
+    return 2;  // the FILE given cannot be written: bad input, not a failed run
   }
   std::cout << "wrote " << args[0] << "\n";
   return 0;

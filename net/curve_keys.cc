@@ -3,6 +3,8 @@
 #include <sys/stat.h>
 #include <zmq.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -44,7 +46,7 @@ CurveKeys read_key_file(const std::string& path) {
 void write_key_file(const std::string& path, const CurveKeys& keys) {
   {
     std::ofstream out(path, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write key file " + path);
+    if (!out) throw std::runtime_error("cannot write key file " + path + ": " + std::strerror(errno));
   }
   // Restrict before writing the secret into it.
   if (chmod(path.c_str(), S_IRUSR | S_IWUSR) != 0)

@@ -30,6 +30,14 @@ TEST(Cli, InvalidScenarioExitsWithStatus2AndNamesThePointer) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 
+TEST(Cli, KeygenIntoAMissingFolderIsBadInputWithTheReason) {
+  const std::string dir = fresh_dir();
+  const auto r = run_pstwin("keygen " + dir + "/no-such-folder/job.key");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("cannot write key file " + dir + "/no-such-folder/job.key: No such file or directory"),
+            std::string::npos) << r.output;
+}
+
 TEST(Cli, SetOverrideIsValidatedToo) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
