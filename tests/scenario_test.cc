@@ -499,6 +499,9 @@ TEST(Scenario, StragglerSlowdownsMustStayFiniteTogether) {
   EXPECT_EQ(error_pointer(d), "<valid>") << error_message(d);  // 600 + 8.5717 x 12 = 702.9 < 709.78
   d["stragglers"][0]["sigma"] = 13;                               // 711.4: e^ that is infinite
   EXPECT_EQ(error_pointer(d), "/stragglers/0/mu");
+  d["stragglers"][0]["mu"] = 0;  // the spread alone: 8.5717 x 100 = 857 > 709.78
+  d["stragglers"][0]["sigma"] = 100;
+  EXPECT_EQ(error_pointer(d), "/stragglers/0/sigma");
   d["stragglers"] = json::parse(R"([{"type": "transient", "probability": 1, "factor": 1e200},
                                     {"type": "slow", "workers": [0], "factor": 1e200}])");
   EXPECT_EQ(error_pointer(d), "/stragglers/1/factor") << error_message(d);

@@ -152,7 +152,10 @@ std::vector<StragglerSpec> parse_stragglers(const json& v, const std::string& pt
     const bool lognormal = s.kind == StragglerSpec::Kind::kLognormal;
     log_slowdown += lognormal ? std::max(0.0, s.mu + Rng::kNormalMax * s.sigma) : std::log(s.factor);
     if (log_slowdown > max_log)
-      throw ScenarioError(p + (lognormal ? "/mu" : "/factor"),
+      // Blame the key that contributes the larger part of the exponent.
+      throw ScenarioError(p + (!lognormal                             ? "/factor"
+                               : Rng::kNormalMax * s.sigma > s.mu ? "/sigma"
+                                                                      : "/mu"),
                           std::string(lognormal ? "e^(mu + " + format_number(Rng::kNormalMax) +
                                                       " x sigma), the largest slowdown a draw can give,"
                                                 : "the slowdown") +
