@@ -11,6 +11,7 @@
 #include "net/tcp_address.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
+#include "runtime/wire_json.h"
 
 namespace pstwin::net {
 
@@ -139,7 +140,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       // A node registering after the job started: a restarted one, or one too many.
       try {
         const Message reg = decode(static_cast<const std::uint8_t*>(raw->second.data()),
-                                   raw->second.size(), options_.max_message_bytes);
+                                   raw->second.size(), options_.max_message_bytes, options_.max_range_keys);
         if (reg.header.type == MsgType::kRegister) take_back(raw->first, reg);
         else reject(printable(raw->first), "expected a registration");
       } catch (const ProtocolError& e) {
@@ -153,7 +154,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       Message m;
       try {
         m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                   options_.max_message_bytes);
+                   options_.max_message_bytes, options_.max_range_keys);
       } catch (const ProtocolError& e) {
         reject("node " + std::to_string(*beating), e.what());
         continue;
@@ -172,7 +173,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     Message m;
     try {
       m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                 options_.max_message_bytes);
+                 options_.max_message_bytes, options_.max_range_keys);
     } catch (const ProtocolError& e) {
       reject("node " + std::to_string(*sender), e.what());
       continue;
@@ -185,13 +186,17 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     if (m.header.type == MsgType::kAddressBook && *sender == kScheduler && self_ != kScheduler) {
       // The scheduler says where a restarted node now listens.
       try {
-        const auto u = nlohmann::json::parse(m.data).at("update");
-        const auto id = u.at("id").get<NodeId>();
-        if (id == 0 || id >= book_.size() || id == self_) throw std::out_of_range("impossible id");
-        book_[id] = u.at("address").get<std::string>();
+        const std::string what = "address update";
+        const auto body = wire_json::parse_object(m.data, what);
+        const auto& u = wire_json::member(body, "update", what);
+        if (!u.is_object()) throw ProtocolError(what + ": \"update\" must be an object");
+        const auto id = wire_json::integer_member<NodeId>(u, "id", what);
+        if (id == 0 || id >= book_.size() || id == self_)
+          throw ProtocolError(what + ": names node " + std::to_string(id) + ", which it cannot move");
+        book_[id] = wire_json::string_member(u, "address", what);
         peers_.erase(id);
-      } catch (const std::exception& e) {
-        reject("node 0", std::string("bad address update: ") + e.what());
+      } catch (const ProtocolError& e) {
+        reject("node 0", e.what());
       }
       continue;
     }

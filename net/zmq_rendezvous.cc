@@ -12,8 +12,27 @@
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
+#include "runtime/wire_json.h"
 
 namespace pstwin::net {
+
+namespace {
+
+/// Reads a registration's body: {"role", "address", "index" (optional; -1 or absent: any free
+/// one), "rejoin" (optional bool)}. Returns whether it asks to rejoin a running job. Throws
+/// ProtocolError naming the field that is missing or of the wrong type or range.
+bool read_registration(const Message& m, std::string& role, std::string& address, std::int64_t& index) {
+  const std::string what = "registration";
+  const auto j = wire_json::parse_object(m.data, what);
+  role = wire_json::string_member(j, "role", what);
+  address = wire_json::string_member(j, "address", what);
+  index = j.contains("index") ? wire_json::integer_member<std::int32_t>(j, "index", what) : -1;
+  if (!j.contains("rejoin")) return false;
+  if (!j["rejoin"].is_boolean()) throw ProtocolError(what + ": \"rejoin\" must be true or false");
+  return j["rejoin"].get<bool>();
+}
+
+}  // namespace
 
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s) {
   self_ = kScheduler;
@@ -53,18 +72,12 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
       continue;
     }
     std::string role, address;
+    std::int64_t index = -1;
     try {
-      const auto j = nlohmann::json::parse(m.data);
-      role = j.at("role").get<std::string>();
-      address = j.at("address").get<std::string>();
-    } catch (const nlohmann::json::exception& e) {
-      reject(printable(who), std::string("bad registration: ") + e.what());
+      read_registration(m, role, address, index);
+    } catch (const ProtocolError& e) {
+      reject(printable(who), e.what());
       continue;
-    }
-    int index = -1;
-    try {
-      index = nlohmann::json::parse(m.data).value("index", -1);
-    } catch (const nlohmann::json::exception&) {
     }
     // A launcher that knows which process is which (to inject failures into them) asks for the
     // index; others take the next free one.
@@ -113,19 +126,17 @@ void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
 
 void ZmqEnv::take_back(const std::string& identity, const Message& registration) {
   std::string role, address;
-  int index = -1;
+  std::int64_t index = -1;
+  bool rejoin = false;
   try {
-    const auto j = nlohmann::json::parse(registration.data);
-    role = j.at("role").get<std::string>();
-    address = j.at("address").get<std::string>();
-    index = j.value("index", -1);
-    if (!j.value("rejoin", false)) {
-      refuse_registration(identity, "the job has already started with all its nodes");
-      reject(printable(identity), "registration after the job started");
-      return;
-    }
-  } catch (const nlohmann::json::exception& e) {
-    reject(printable(identity), std::string("bad registration: ") + e.what());
+    rejoin = read_registration(registration, role, address, index);
+  } catch (const ProtocolError& e) {
+    reject(printable(identity), e.what());
+    return;
+  }
+  if (!rejoin) {
+    refuse_registration(identity, "the job has already started with all its nodes");
+    reject(printable(identity), "registration after the job started");
     return;
   }
   const std::uint32_t count = role == "server" ? layout_.servers : role == "worker" ? layout_.workers : 0;
@@ -134,7 +145,7 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
     reject(printable(identity), "rejoin without a valid role and index");
     return;
   }
-  const NodeId id = role == "server" ? layout_.server(index) : layout_.worker(index);
+  const NodeId id = role == "server" ? layout_.server(static_cast<std::uint32_t>(index)) : layout_.worker(static_cast<std::uint32_t>(index));
   book_[id] = address;
   peers_.erase(id);  // the old connection leads to the dead process
   // Everyone else dials the new process from now on; told before the process hears back, so the
@@ -230,16 +241,20 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   std::vector<std::string> book;
   std::uint32_t servers;
   double job_time_s;
-  try {
-    const auto j = nlohmann::json::parse(reply.data);
+  {
+    const std::string what = "address book from the scheduler";
+    const auto j = wire_json::parse_object(reply.data, what);
     if (j.contains("error"))
-      throw std::runtime_error(scheduler + " turned this node away: " + j["error"].get<std::string>());
-    id = j.at("id").get<NodeId>();
-    book = j.at("nodes").get<std::vector<std::string>>();
-    servers = j.at("servers").get<std::uint32_t>();
-    job_time_s = j.at("time_s").get<double>();
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
+      throw std::runtime_error(scheduler + " turned this node away: " + wire_json::string_member(j, "error", what));
+    id = wire_json::integer_member<NodeId>(j, "id", what);
+    const auto& nodes = wire_json::member(j, "nodes", what);
+    if (!nodes.is_array()) throw ProtocolError(what + ": \"nodes\" must be an array");
+    for (const auto& a : nodes) {
+      if (!a.is_string()) throw ProtocolError(what + ": each of \"nodes\" must be an address string");
+      book.push_back(a.get<std::string>());
+    }
+    servers = wire_json::integer_member<std::uint32_t>(j, "servers", what);
+    job_time_s = wire_json::number_member(j, "time_s", what);
   }
   if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
   if (servers >= book.size()) throw ProtocolError("address book gives more servers than nodes");

@@ -69,5 +69,39 @@ TEST(Membership, BadMessagesAreProtocolErrorsThatSayWhy) {
   EXPECT_NE(error_of(bad.to_message()).find("dead worker 3"), std::string::npos);
 }
 
+// Found by fuzz/membership_fuzz.cc: numbers were converted with nlohmann's get<uint32_t>(), so a
+// huge float was undefined behaviour, -1 became worker 4294967295 and 1.5 became epoch 1. Every
+// number is now an integer in its stored type's range, or the message is refused naming it.
+TEST(Membership, NumbersOutsideTheirTypeAreRefusedByName) {
+  auto error_of = [](const std::string& body, std::uint32_t header_epoch) {
+    Message m;
+    m.header.type = MsgType::kMembership;
+    m.header.epoch = header_epoch;
+    m.data = body;
+    try {
+      Membership::from_message(m, 1, 2, 1, 1);
+    } catch (const ProtocolError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(R"({"epoch":1,"replicas":[[1]],"dead_workers":[1]})", 1), "no error");
+  EXPECT_NE(error_of(R"({"epoch":1,"replicas":[[1222222222222222222222222]],"dead_workers":[]})", 1)
+                .find("\"replicas/0/0\" must be an integer in [0, 4294967295], got 1.2222"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"epoch":1,"replicas":[[1]],"dead_workers":[-1]})", 1)
+                .find("\"dead_workers/0\" must be an integer in [0, 4294967295], got -1"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"epoch":1.5,"replicas":[[1]],"dead_workers":[]})", 1)
+                .find("\"epoch\" must be an integer"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"epoch":4294967297,"replicas":[[1]],"dead_workers":[]})", 1)
+                .find("\"epoch\" must be an integer in [0, 4294967295], got 4294967297"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"epoch":1,"replicas":[1],"dead_workers":[]})", 1).find("\"replicas/0\" must be an array"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"([1,2])", 1).find("must be a JSON object"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -2,6 +2,7 @@
 // to the values written, against the wire layout spelled out by hand.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -76,6 +77,27 @@ TEST(ShardState, AMessageWhoseValuesDoNotFitItsLayoutIsAProtocolErrorNamingTheSe
   }
   m = shard_state_message(3, 11, example_state());
   m.data = R"({"params":3})";
+  EXPECT_THROW(read_shard_state(m), ProtocolError);
+}
+
+// The layout's counts come off the wire: their sum once wrapped around 2^64 to match the values
+// carried, and the copy then read past them. Each count is now bounded by what the message carries.
+TEST(ShardState, LayoutCountsThatWouldWrapTheirSumAreRefused) {
+  Message m = shard_state_message(3, 11, example_state());
+  auto j = nlohmann::json::parse(m.data);
+  j["params"] = std::numeric_limits<std::uint64_t>::max() - 2;  // + 3 + 2 + 2 + 2 wraps to 8 - 1
+  m.data = j.dump();
+  try {
+    (void)read_shard_state(m);
+    FAIL() << "a wrapping layout was read";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("\"params\" is 18446744073709551613, the message carries 8 values"),
+              std::string::npos)
+        << e.what();
+  }
+  j = nlohmann::json::parse(shard_state_message(3, 11, example_state()).data);
+  j["applied_clock"] = 0.5;
+  m.data = j.dump();
   EXPECT_THROW(read_shard_state(m), ProtocolError);
 }
 

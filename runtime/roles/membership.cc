@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
+#include "runtime/wire_json.h"
 
 namespace pstwin {
 
@@ -29,16 +30,20 @@ Message Membership::to_message() const {
 Membership Membership::from_message(const Message& m, std::uint32_t ranges, std::uint32_t workers,
                                     NodeId first_server, std::uint32_t servers) {
   Membership out;
-  std::vector<std::uint32_t> dead;
-  try {
-    const auto j = nlohmann::json::parse(m.data);
-    out.epoch = j.at("epoch").get<std::uint32_t>();
-    out.replicas = j.at("replicas").get<std::vector<std::vector<NodeId>>>();
-    dead = j.at("dead_workers").get<std::vector<std::uint32_t>>();
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(std::string("membership from node ") + std::to_string(m.header.sender) +
-                        ": " + e.what());
+  const std::string what = "membership from node " + std::to_string(m.header.sender);
+  const auto j = wire_json::parse_object(m.data, what);
+  out.epoch = wire_json::integer_member<std::uint32_t>(j, "epoch", what);
+  const auto& sets = wire_json::member(j, "replicas", what);
+  if (!sets.is_array()) throw ProtocolError(what + ": \"replicas\" must be an array of arrays");
+  for (std::size_t r = 0; r < sets.size(); ++r) {
+    if (!sets[r].is_array()) throw ProtocolError(what + ": \"replicas/" + std::to_string(r) + "\" must be an array");
+    std::vector<NodeId> set;
+    for (std::size_t i = 0; i < sets[r].size(); ++i)
+      set.push_back(wire_json::integer<NodeId>(
+          sets[r][i], "replicas/" + std::to_string(r) + "/" + std::to_string(i), what));
+    out.replicas.push_back(std::move(set));
   }
+  const auto dead = wire_json::integer_list<std::uint32_t>(j, "dead_workers", what);
   if (out.epoch != m.header.epoch)
     throw ProtocolError("membership: header epoch " + std::to_string(m.header.epoch) +
                         " differs from its body's " + std::to_string(out.epoch));

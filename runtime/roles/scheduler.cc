@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
 
@@ -194,12 +195,9 @@ bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, d
 
 void Scheduler::absorb_traffic_report(const Message& m) {
   if (m.data.empty()) return;
-  try {
-    reported_bytes_sent_ += nlohmann::json::parse(m.data).at("bytes_sent").get<std::uint64_t>();
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError("scheduler: bad traffic report from node " +
-                        std::to_string(m.header.sender) + ": " + e.what());
-  }
+  const std::string what = "scheduler: traffic report from node " + std::to_string(m.header.sender);
+  reported_bytes_sent_ +=
+      wire_json::integer_member<std::uint64_t>(wire_json::parse_object(m.data, what), "bytes_sent", what);
 }
 
 bool Scheduler::all_workers_finished() const {

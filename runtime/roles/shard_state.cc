@@ -5,10 +5,13 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/errors.h"
+#include "runtime/wire_json.h"
 
 namespace pstwin {
 
 namespace {
+
+using nlohmann::json;
 
 std::string about(const Message& m) {
   return std::string(msg_type_name(m.header.type)) + " from node " +
@@ -19,8 +22,12 @@ void append(std::vector<float>& to, const std::vector<float>& from) {
   to.insert(to.end(), from.begin(), from.end());
 }
 
-/// Takes the next `n` floats of `m.values` at `at`.
+/// Takes the next `n` floats of `m.values` at `at`. Throws ProtocolError when fewer are left (the
+/// layout's counts come off the wire and are checked here, where they are used).
 std::vector<float> take(const Message& m, std::size_t& at, std::size_t n) {
+  if (at > m.values.size() || n > m.values.size() - at)
+    throw ProtocolError(about(m) + ": its layout asks for " + std::to_string(n) + " values at " +
+                        std::to_string(at) + ", it carries " + std::to_string(m.values.size()));
   std::vector<float> out(m.values.begin() + static_cast<long>(at),
                          m.values.begin() + static_cast<long>(at + n));
   at += n;
@@ -64,36 +71,47 @@ Message shard_state_message(std::uint32_t range, std::uint64_t seq, ShardState s
 ShardState read_shard_state(const Message& m) {
   ShardState s;
   s.clock = m.header.clock;
-  try {
-    const auto j = nlohmann::json::parse(m.data);
-    const auto n_params = j.at("params").get<std::size_t>();
-    const auto n_first = j.at("opt_first").get<std::size_t>();
-    const auto n_second = j.at("opt_second").get<std::size_t>();
-    std::size_t need = n_params + n_first + n_second;
-    for (const auto& b : j.at("buffers")) need += b.at("values").get<std::size_t>();
-    if (m.values.size() != need)
-      throw ProtocolError(about(m) + ": carries " + std::to_string(m.values.size()) +
-                          " values, its layout needs " + std::to_string(need));
-    std::size_t at = 0;
-    s.params = take(m, at, n_params);
-    s.optimizer.first = take(m, at, n_first);
-    s.optimizer.second = take(m, at, n_second);
-    s.optimizer.steps = j.at("opt_steps").get<std::uint64_t>();
-    s.consistency.pushes = j.at("pushes").get<std::vector<std::int64_t>>();
-    for (int v : j.at("live").get<std::vector<int>>()) s.consistency.live.push_back(v != 0);
-    s.consistency.applied_clock = j.at("applied_clock").get<std::int64_t>();
-    s.consistency.arrived_for_clock = j.at("arrived_for_clock").get<std::uint32_t>();
-    s.last_request = j.at("last_request").get<std::vector<std::uint64_t>>();
-    for (const auto& b : j.at("buffers")) {
-      BufferedGradient g;
-      g.worker = b.at("worker").get<std::uint32_t>();
-      g.version = b.at("version").get<std::int64_t>();
-      g.values = take(m, at, b.at("values").get<std::size_t>());
-      g.rows = b.at("rows").get<std::vector<std::uint32_t>>();
-      s.buffered.push_back(std::move(g));
-    }
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(about(m) + ": bad state layout: " + e.what());
+  const std::string what = about(m);
+  const auto j = wire_json::parse_object(m.data, what);
+  // Each count is at most what the message carries, so their sum cannot wrap.
+  const auto count = [&](const json& from, const char* key) {
+    const auto n = wire_json::integer_member<std::uint64_t>(from, key, what);
+    if (n > m.values.size())
+      throw ProtocolError(what + ": \"" + key + "\" is " + std::to_string(n) + ", the message carries " +
+                          std::to_string(m.values.size()) + " values");
+    return static_cast<std::size_t>(n);
+  };
+  const std::size_t n_params = count(j, "params");
+  const std::size_t n_first = count(j, "opt_first");
+  const std::size_t n_second = count(j, "opt_second");
+  const json& buffers = wire_json::member(j, "buffers", what);
+  if (!buffers.is_array()) throw ProtocolError(what + ": \"buffers\" must be an array");
+  std::size_t need = n_params + n_first + n_second;
+  for (const auto& b : buffers) {
+    if (!b.is_object()) throw ProtocolError(what + ": each of \"buffers\" must be an object");
+    if (__builtin_add_overflow(need, count(b, "values"), &need))
+      throw ProtocolError(what + ": its buffers' value counts add up past 2^64");
+  }
+  if (m.values.size() != need)
+    throw ProtocolError(what + ": carries " + std::to_string(m.values.size()) +
+                        " values, its layout needs " + std::to_string(need));
+  std::size_t at = 0;
+  s.params = take(m, at, n_params);
+  s.optimizer.first = take(m, at, n_first);
+  s.optimizer.second = take(m, at, n_second);
+  s.optimizer.steps = wire_json::integer_member<std::uint64_t>(j, "opt_steps", what);
+  s.consistency.pushes = wire_json::integer_list<std::int64_t>(j, "pushes", what);
+  for (int v : wire_json::integer_list<int>(j, "live", what)) s.consistency.live.push_back(v != 0);
+  s.consistency.applied_clock = wire_json::integer_member<std::int64_t>(j, "applied_clock", what);
+  s.consistency.arrived_for_clock = wire_json::integer_member<std::uint32_t>(j, "arrived_for_clock", what);
+  s.last_request = wire_json::integer_list<std::uint64_t>(j, "last_request", what);
+  for (const auto& b : buffers) {
+    BufferedGradient g;
+    g.worker = wire_json::integer_member<std::uint32_t>(b, "worker", what);
+    g.version = wire_json::integer_member<std::int64_t>(b, "version", what);
+    g.values = take(m, at, count(b, "values"));
+    g.rows = wire_json::integer_list<std::uint32_t>(b, "rows", what);
+    s.buffered.push_back(std::move(g));
   }
   return s;
 }
@@ -143,26 +161,24 @@ RangeStart read_range_start(const Message& m, const KeyRange& keys, std::size_t 
     if (floats > 0) start.params = m.values;
     return start;
   }
-  try {
-    const auto j = nlohmann::json::parse(m.data);
-    const auto first = j.at("opt_first").get<std::size_t>();
-    const auto second = j.at("opt_second").get<std::size_t>();
-    if (m.values.size() != floats + first + second)
-      throw ProtocolError(about(m) + ": resume start carries " + std::to_string(m.values.size()) +
-                          " values, expected " + std::to_string(floats) + " parameters + " +
-                          std::to_string(first) + " + " + std::to_string(second) +
-                          " optimizer values");
-    ResumeStart resume;
-    resume.clock = j.at("clock").get<std::int64_t>();
-    resume.optimizer.steps = j.at("opt_steps").get<std::uint64_t>();
-    std::size_t at = 0;
-    start.params = take(m, at, floats);
-    resume.optimizer.first = take(m, at, first);
-    resume.optimizer.second = take(m, at, second);
-    start.resume = std::move(resume);
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(about(m) + ": bad resume start: " + e.what());
-  }
+  const std::string what = about(m);
+  const auto j = wire_json::parse_object(m.data, what);
+  const auto first = wire_json::integer_member<std::uint64_t>(j, "opt_first", what);
+  const auto second = wire_json::integer_member<std::uint64_t>(j, "opt_second", what);
+  // Compared without a sum that could wrap: each part at most what is carried.
+  const std::uint64_t carried = m.values.size();
+  if (floats > carried || first > carried - floats || second != carried - floats - first)
+    throw ProtocolError(what + ": resume start carries " + std::to_string(m.values.size()) + " values, expected " +
+                        std::to_string(floats) + " parameters + " + std::to_string(first) + " + " +
+                        std::to_string(second) + " optimizer values");
+  ResumeStart resume;
+  resume.clock = wire_json::integer_member<std::int64_t>(j, "clock", what);
+  resume.optimizer.steps = wire_json::integer_member<std::uint64_t>(j, "opt_steps", what);
+  std::size_t at = 0;
+  start.params = take(m, at, floats);
+  resume.optimizer.first = take(m, at, first);
+  resume.optimizer.second = take(m, at, second);
+  start.resume = std::move(resume);
   return start;
 }
 
