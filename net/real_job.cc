@@ -102,6 +102,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (!options.resume_from.empty()) spec.resume = load_resume_point(options.resume_from, spec);
   const auto start = std::chrono::steady_clock::now();
   ZmqOptions zmq = options.zmq;
+  zmq.max_range_keys = spec.num_keys();
   std::optional<DirCheckpointStore> checkpoints;
   if (keeps_checkpoints(spec) && !options.checkpoint_dir.empty()) checkpoints.emplace(options.checkpoint_dir);
 

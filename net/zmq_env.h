@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -29,6 +30,9 @@ struct ZmqOptions {
   std::string bind_endpoint = "tcp://127.0.0.1:*";
   std::optional<CurveKeys> keys;      ///< the job's credentials; nullopt only with --insecure
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;  ///< larger messages are refused
+  /// Longest key range a message may name (decode's max_range_keys): the model's key count, set
+  /// by the job; the default leaves only decode's own max_message_bytes / 8 bound.
+  std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max();
   int high_water_mark = 1000;         ///< messages queued per socket before send blocks
   double send_timeout_s = 60.0;       ///< a send blocked this long (peer gone) is an error
   double linger_s = 5.0;              ///< at close, how long unsent messages may still go out

@@ -165,7 +165,8 @@ void take(const DecodeError& err, std::size_t& remain, std::uint64_t count,
 
 }  // namespace
 
-Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes) {
+Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes,
+               std::uint64_t max_range_keys) {
   const DecodeError early("message");
   if (size > max_bytes) {
     early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
@@ -234,12 +235,16 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     err.fail("header says " + std::to_string(n_l) + " lengths for " + std::to_string(n_k) +
              " keys; expected 0 or one per key");
   }
-  // A range costs 8 wire bytes whatever its length, so bound its expansion separately: at most
-  // as many keys as a max_bytes message could carry values for.
-  if (mode == kKeyRange && n_k > max_bytes / sizeof(float)) {
+  // A range costs 8 payload bytes whatever its length, so bound its expansion separately (see the
+  // declaration): by the receiver's key count and by the memory of the largest message.
+  if (mode == kKeyRange && n_k > max_bytes / sizeof(Key)) {
     err.fail("key range of " + std::to_string(n_k) + " keys exceeds the " +
-             std::to_string(max_bytes / sizeof(float)) + " keys allowed by the " +
+             std::to_string(max_bytes / sizeof(Key)) + " keys allowed by the " +
              std::to_string(max_bytes) + "-byte limit");
+  }
+  if (mode == kKeyRange && n_k > max_range_keys) {
+    err.fail("key range of " + std::to_string(n_k) + " keys exceeds the job's " +
+             std::to_string(max_range_keys) + " keys");
   }
   std::size_t remain = size - kMinMessageBytes;
   if (mode == kExplicitKeys) take(err, remain, n_k, 8, "keys");

@@ -35,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "runtime/message.h"
@@ -62,9 +63,16 @@ std::size_t encoded_size(const Message& msg);
 
 /// Decodes one message from data[0..size). Never trusts a size read from the wire: throws
 /// ProtocolError naming the problem when the input is truncated, has trailing bytes, a bad magic,
-/// version, type, key mode, replicated operation or checksum, a nonzero reserved field, unsorted keys, counts that do not fit in `size`, or when
-/// size exceeds max_bytes. Virtual values decode as stored zeros.
+/// version, type, key mode, replicated operation or checksum, a nonzero reserved field, unsorted
+/// keys, counts that do not fit in `size`, or when size exceeds max_bytes. Virtual values decode
+/// as stored zeros.
+///
+/// A key range costs 8 payload bytes whatever its length but decodes to 8 bytes a key, so its length
+/// is bounded on its own: at most `max_range_keys` keys (a node passes its model's key count, so a
+/// 100-byte frame cannot make it allocate more than its own parameters would take), and never more
+/// than max_bytes / 8 (the decoded keys take no more memory than the largest message).
 Message decode(const std::uint8_t* data, std::size_t size,
-               std::size_t max_bytes = kDefaultMaxMessageBytes);
+               std::size_t max_bytes = kDefaultMaxMessageBytes,
+               std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max());
 
 }  // namespace pstwin

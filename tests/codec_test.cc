@@ -298,6 +298,39 @@ TEST(Codec, HugeKeyRangeIsRejectedWithoutAllocating) {
   expect_rejected(b, "key range");
 }
 
+// A 100-odd-byte frame once decoded to a range of max_bytes / 4 keys: 2 GiB of keys under the
+// default 1 GiB limit. Now the expansion stops at the decoded size of the largest message and at
+// the job's key count.
+TEST(Codec, KeyRangeExpandsToNoMoreMemoryThanTheLargestMessage) {
+  Message m;
+  m.header.type = MsgType::kPull;
+  m.keys = {0, 1, 2};
+  std::vector<std::uint8_t> b = encode(m);
+  ASSERT_EQ(b[6], 2);
+  const std::size_t max_bytes = 1 << 20;
+  put_u64(b, 80, max_bytes / 8 + 1);
+  fix_crc(b);
+  expect_rejected(b, "keys allowed by the 1048576-byte limit", max_bytes);
+  put_u64(b, 80, max_bytes / 8);
+  fix_crc(b);
+  EXPECT_EQ(decode(b.data(), b.size(), max_bytes).keys.size(), max_bytes / 8);
+}
+
+TEST(Codec, KeyRangeLongerThanTheJobsKeysIsRejected) {
+  Message m;
+  m.header.type = MsgType::kPull;
+  m.keys = {10, 11, 12, 13};
+  const std::vector<std::uint8_t> b = encode(m);
+  EXPECT_EQ(decode(b.data(), b.size(), kDefaultMaxMessageBytes, 4).keys, m.keys);
+  try {
+    decode(b.data(), b.size(), kDefaultMaxMessageBytes, 3);
+    ADD_FAILURE() << "a range of 4 keys was accepted by a job of 3";
+  } catch (const ProtocolError& e) {
+    EXPECT_NE(std::string(e.what()).find("key range of 4 keys exceeds the job's 3 keys"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Codec, KeyRangeOverflowIsRejected) {
   Message m;
   m.header.type = MsgType::kPull;
