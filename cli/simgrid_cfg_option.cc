@@ -1,6 +1,8 @@
 #include "cli/simgrid_cfg_option.h"
 
+#include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <vector>
 
 #include "sim/simgrid_options.h"
@@ -15,23 +17,37 @@ void add_simgrid_cfg_option(po::options_description& desc) {
        "a SimGrid option for the engine, NAME:VALUE (repeatable), e.g. network/model:CM02");
 }
 
+std::vector<std::string> simgrid_options_from_env() {
+  std::vector<std::string> out;
+  const char* text = std::getenv("PSTWIN_SIMGRID_CFG");
+  std::istringstream items(text ? text : "");
+  for (std::string item; items >> item;) out.push_back(item);
+  return out;
+}
+
 bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {
-  const std::size_t from_scenario = scenario.simulation.cfg.size();
+  // One list, in the order SimGrid applies them (a later value of an option wins): the
+  // environment's, the scenario's, the flags'.
+  std::vector<std::string> all = simgrid_options_from_env();
+  const std::size_t from_env = all.size();
+  all.insert(all.end(), scenario.simulation.cfg.begin(), scenario.simulation.cfg.end());
+  const std::size_t from_scenario = all.size();
   if (vm.count("cfg"))
-    for (const auto& option : vm["cfg"].as<std::vector<std::string>>())
-      scenario.simulation.cfg.push_back(option);
+    for (const auto& option : vm["cfg"].as<std::vector<std::string>>()) all.push_back(option);
   bool ok = true;
-  for (std::size_t i = 0; i < scenario.simulation.cfg.size(); ++i) {
-    const std::string& option = scenario.simulation.cfg[i];
-    const std::string why = simgrid_option_refusal(option);
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string why = simgrid_option_refusal(all[i]);
     if (why.empty()) continue;
     ok = false;
-    if (i < from_scenario)
+    if (i < from_env)
+      std::cerr << "pstwin: PSTWIN_SIMGRID_CFG: " << all[i] << ": " << why << "\n";
+    else if (i < from_scenario)
       std::cerr << "pstwin: invalid scenario " << vm["scenario"].as<std::string>()
-                << ": /simulation/cfg/" << i << ": " << why << "\n";
+                << ": /simulation/cfg/" << (i - from_env) << ": " << why << "\n";
     else
-      std::cerr << "pstwin: --cfg=" << option << ": " << why << "\n";
+      std::cerr << "pstwin: --cfg=" << all[i] << ": " << why << "\n";
   }
+  scenario.simulation.cfg = std::move(all);
   return ok;
 }
 

@@ -1,8 +1,10 @@
-// --cfg NAME:VALUE for the commands that simulate: SimGrid's own options (README, "SimGrid
-// options"), added after the scenario's simulation.cfg list and checked with SimGrid up front.
+// SimGrid's own options for the commands that simulate (README, "SimGrid options"): one list made
+// of PSTWIN_SIMGRID_CFG, the scenario's simulation.cfg and --cfg NAME:VALUE, checked with SimGrid
+// up front.
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <boost/program_options.hpp>
 
@@ -13,12 +15,19 @@ namespace pstwin::cli {
 /// Adds the repeatable "--cfg NAME:VALUE" to `desc`.
 void add_simgrid_cfg_option(boost::program_options::options_description& desc);
 
-/// Appends the --cfg values of `vm` to scenario.simulation.cfg (after the scenario's own, so a
-/// flag wins: SimGrid keeps an option's last value), then asks SimGrid about each option
-/// (simgrid_option_refusal, in a child process; REQUIRES no SimGrid engine in this process).
-/// Prints every refusal to stderr, as "pstwin: --cfg=NAME:VALUE: <why>" for a flag and
-/// "pstwin: invalid scenario FILE: /simulation/cfg/<i>: <why>" for the scenario's list, and
-/// returns false (exit status 2) when there was one. Throws std::runtime_error when it cannot fork.
+/// The SimGrid options of the environment variable PSTWIN_SIMGRID_CFG ("NAME:VALUE" items
+/// separated by spaces; none when unset). For builds where SimGrid's defaults cannot work: the
+/// sanitizer builds set "contexts/factory:thread", because SimGrid's default raw contexts switch
+/// stacks in ways AddressSanitizer and ThreadSanitizer cannot follow (tests/sanitizers/run.sh).
+std::vector<std::string> simgrid_options_from_env();
+
+/// Makes scenario.simulation.cfg the one list of SimGrid options the engine gets, in the order
+/// SimGrid applies them (a later value of an option wins): PSTWIN_SIMGRID_CFG's, the scenario's
+/// own, then the --cfg values of `vm`. Asks SimGrid about each (simgrid_option_refusal, in a child
+/// process; REQUIRES no SimGrid engine in this process). Prints every refusal to stderr, as
+/// "pstwin: PSTWIN_SIMGRID_CFG: NAME:VALUE: <why>", "pstwin: invalid scenario FILE:
+/// /simulation/cfg/<i>: <why>" or "pstwin: --cfg=NAME:VALUE: <why>", and returns false (exit
+/// status 2) when there was one. Throws std::runtime_error when it cannot fork.
 bool take_simgrid_options(const boost::program_options::variables_map& vm, Scenario& scenario);
 
 }  // namespace pstwin::cli

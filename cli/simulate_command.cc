@@ -8,7 +8,6 @@
 #include "cli/device_option.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
-#include "cli/simgrid_config.h"
 #include "cli/variant_processes.h"
 #include "runtime/errors.h"
 #include "runtime/job_setup.h"
@@ -90,8 +89,6 @@ int simulate_command(const std::vector<std::string>& args) {
     return 2;
   }
 
-  // Before the children fork, so that each engine they create has the settings.
-  if (!apply_simgrid_config_from_env()) return 2;
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);
   const auto status = run_variant_processes(
