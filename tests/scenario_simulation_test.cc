@@ -63,6 +63,13 @@ TEST(ScenarioSimulation, SpellingErrorsNameTheEntryAndWhatIsWrong) {
       {{"network/model:help"}, "/simulation/cfg/0", "\"help\" is not a value"},
       {{"network/model:CM02", 3}, "/simulation/cfg/1", "expected a non-empty string, got 3"},
       {"network/model:CM02", "/simulation/cfg", "expected an array"},
+      // SimGrid takes any double here; a negative factor made messages arrive before they left.
+      {{"network/latency-factor:-1"}, "/simulation/cfg/0",
+       "network/latency-factor takes a positive number (or SIZE:NUMBER pieces joined by ';'), got \"-1\""},
+      {{"network/bandwidth-factor:0"}, "/simulation/cfg/0", "got \"0\" in \"0\""},
+      {{"network/bandwidth-factor:65472:0.94;0:-2"}, "/simulation/cfg/0", "got \"-2\" in"},
+      {{"maxmin/precision:nan"}, "/simulation/cfg/0", "maxmin/precision takes a positive number"},
+      {{"surf/precision:-inf"}, "/simulation/cfg/0", "got \"-inf\""},
   };
   for (const auto& c : cases) {
     json s = timing_scenario();
@@ -80,7 +87,8 @@ TEST(ScenarioSimulation, SpellingErrorsNameTheEntryAndWhatIsWrong) {
 TEST(ScenarioSimulation, SyntaxCheckAcceptsSimGridsSpellings) {
   for (const char* ok : {"network/model:CM02", "network/TCP-gamma:65536", "maxmin/precision:1e-6",
                          "contexts/factory:thread", "tracing/smpi/format/ti-one-file:yes",
-                         "help-nostop:1", "network/crosstraffic:0"})
+                         "help-nostop:1", "network/crosstraffic:0", "network/latency-factor:13.01",
+                         "network/bandwidth-factor:65472:0.940694;15424:0.697866;0:0.5"})
     EXPECT_EQ(simgrid_option_syntax_error(ok), "") << ok;
   // Which names and values SimGrid accepts is not this check's question.
   EXPECT_EQ(simgrid_option_syntax_error("no/such/option:7"), "");

@@ -4,11 +4,42 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdlib>
 
 #include "runtime/errors.h"
 #include "runtime/scenario/json_fields.h"
 
 namespace pstwin {
+
+namespace {
+
+/// SimGrid's options that scale or bound time and take positive numbers only, though SimGrid
+/// itself accepts any number (a negative latency factor made messages arrive before they left).
+/// The factors may be piecewise, "SIZE:FACTOR;SIZE:FACTOR;..." (SMPI's form): each FACTOR counts.
+constexpr const char* kPositiveNumberOptions[] = {"network/latency-factor", "network/bandwidth-factor",
+                                                  "maxmin/precision", "surf/precision"};
+
+/// Why `value` of the positive-number option `name` is not one, or "".
+std::string positive_number_error(const std::string& name, const std::string& value) {
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t end = std::min(value.find(';', start), value.size());
+    std::string piece = value.substr(start, end - start);
+    if (const std::size_t colon = piece.rfind(':'); colon != std::string::npos) piece.erase(0, colon + 1);
+    char* stop = nullptr;
+    const double x = std::strtod(piece.c_str(), &stop);
+    // What is not a number at all, SimGrid refuses in its own words ("invalid double").
+    const bool number = !piece.empty() && stop == piece.c_str() + piece.size();
+    if (number && !(std::isfinite(x) && x > 0.0))
+      return name + " takes a positive number (or SIZE:NUMBER pieces joined by ';'), got \"" + piece +
+             "\" in \"" + value + "\"";
+    start = end + 1;
+  }
+  return "";
+}
+
+}  // namespace
 
 std::string simgrid_option_syntax_error(const std::string& option) {
   const std::string expected = "expected NAME:VALUE, one SimGrid option such as network/model:CM02";
@@ -30,6 +61,8 @@ std::string simgrid_option_syntax_error(const std::string& option) {
   if (value == "help")
     return "\"help\" is not a value: it makes SimGrid print the choices of " + name +
            " and end the process; give a wrong value to see them in the error";
+  for (const char* positive : kPositiveNumberOptions)
+    if (name == positive) return positive_number_error(name, value);
   return "";
 }
 

@@ -21,7 +21,10 @@ struct SimulationSection {
 /// Why `option` is not spelled as one SimGrid option "NAME:VALUE", or "" when it is. NAME is
 /// non-empty and made of letters, digits and "/_.-"; the first ':' ends it. VALUE is non-empty,
 /// has no white space (SimGrid would split it into several options) and is not "help" (which
-/// makes SimGrid print the choices and end the process). Never throws.
+/// makes SimGrid print the choices and end the process). The factors and precisions that SimGrid
+/// takes as any number (network/latency-factor, network/bandwidth-factor, maxmin/precision,
+/// surf/precision) must be positive and finite where they are numbers, each piece of a piecewise
+/// "SIZE:X;SIZE:X" value included (SimGrid itself refuses what is no number). Never throws.
 std::string simgrid_option_syntax_error(const std::string& option);
 
 }  // namespace pstwin
