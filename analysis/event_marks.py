@@ -36,21 +36,20 @@ def has_failures(run):
 
 
 def mark_failures(ax, run):
-    """On a metric or loss panel: each variant's time lost to failures as a band in its colour,
-    and its failures as dashed lines in that colour; checkpoints as grey ticks on the x axis.
-    Which node failed is written on the timeline panel (plot_failure_timeline), not here."""
-    checkpoints = set()
-    for i, v in enumerate(run["variants"]):
-        color = color_of(i)
-        for start, end in {(f["time_s"], end) for f, _, end in failure_spans(v) if end > f["time_s"]}:
-            ax.axvspan(start, end, color=color, alpha=0.12, linewidth=0)
-        for f, _, _ in failure_spans(v):
-            ax.axvline(f["time_s"], color=color, linestyle="--", linewidth=1, alpha=0.8)
+    """On a metric or loss panel: a light grey band where any variant was losing time to a
+    failure (the failure lanes below say which variant and node, in the variant's colour:
+    plot_failure_timeline), and checkpoints as grey ticks along the x axis."""
+    spans, checkpoints = set(), set()
+    for v in run["variants"]:
+        spans.update((f["time_s"], end) for f, _, end in failure_spans(v) if end > f["time_s"])
         checkpoints.update(e["time_s"] for e in timed(v["events"]) if e.get("type") == "checkpoint")
+    for i, (start, end) in enumerate(sorted(spans)):
+        ax.axvspan(start, end, color="black", alpha=0.08, linewidth=0,
+                   label="time lost to a failure (lanes below)" if i == 0 else "_lost")
     if checkpoints:
         ts = sorted(checkpoints)
-        ax.plot(ts, [0.0] * len(ts), "|", color="gray", markersize=10, markeredgewidth=1.5,
-                transform=ax.get_xaxis_transform(), clip_on=False, label="checkpoint")
+        ax.plot(ts, [0.02] * len(ts), "|", color="gray", markersize=10, markeredgewidth=1.5,
+                transform=ax.get_xaxis_transform(), label="checkpoint")
 
 
 def plot_failure_timeline(ax, run):
@@ -61,27 +60,31 @@ def plot_failure_timeline(ax, run):
     end = max((run_end(v) for v in variants), default=1.0) or 1.0
     for lane, v in enumerate(variants):
         y, color = len(variants) - 1 - lane, color_of(lane)
-        last_label_end = -1.0
+        label_ends = [-1.0, -1.0]  # where the last label above / below the bar ends
         for f, rec, stop in failure_spans(v):
-            ax.broken_barh([(f["time_s"], max(stop - f["time_s"], end * 1e-3))], (y - 0.3, 0.6),
+            ax.broken_barh([(f["time_s"], max(stop - f["time_s"], end * 1e-3))], (y - 0.17, 0.34),
                            color=color, alpha=0.55)
             ax.plot(f["time_s"], y, "x", color="black", markersize=6)
             if rec is not None:
                 ax.plot(rec["time_s"], y, "o", color="black", markersize=4)
-            # Labels go left to right; one that would start inside the previous is left out.
-            if f["time_s"] > last_label_end:
-                text = ax.text(f["time_s"], y + 0.33, event_node(f) or "?", fontsize="x-small",
-                               va="bottom", ha="left", color="black")
-                last_label_end = f["time_s"] + end * 0.012 * len(text.get_text())
+            # Labels go left to right, above the bar, else below it when the one above would run
+            # into the previous label; when both would, the report's Failures section names it.
+            node = event_node(f) or "?"
+            level = next((k for k in (0, 1) if f["time_s"] > label_ends[k]), None)
+            if level is not None:
+                ax.text(f["time_s"], y + (0.19 if level == 0 else -0.19), node, fontsize="x-small",
+                        va="bottom" if level == 0 else "top", ha="left")
+                label_ends[level] = f["time_s"] + end * 0.0065 * len(node)
     for lane, v in enumerate(variants):  # recovery of everything else (rejoin, restore)
         y = len(variants) - 1 - lane
         rejoins = [e["time_s"] for e in timed(v["events"]) if e.get("type") in RECOVERY_TYPES]
         ax.plot(rejoins, [y] * len(rejoins), "o", color="black", markersize=4)
     ax.set_yticks(range(len(variants)))
     ax.set_yticklabels([v["name"] for v in reversed(variants)])
-    ax.set_ylim(-0.6, len(variants) - 0.1)
+    ax.set_ylim(-0.5, len(variants) - 0.5)
     ax.set_xlabel("simulated time (s)")
-    ax.set_title("failures: x failed, bar = time lost until recovery (o)", fontsize="small", loc="left")
+    ax.set_title("failures per variant: x a node failed (named), bar the time lost until its "
+                 "recovery, o a recovery (failover, rejoin, link restored)", fontsize="small", loc="left")
     ax.grid(axis="x", alpha=0.3)
 
 

@@ -114,7 +114,7 @@ def plot_metric(run, axis, outpath):
     window = zoom_window(run, xcol)
     lanes = axis == "time" and has_failures(run)
     ncols = 2 if window else 1
-    heights = [4.2] + ([0.45 * len(run["variants"]) + 0.6] if lanes else [])
+    heights = [4.2] + ([0.75 * len(run["variants"]) + 0.6] if lanes else [])
     fig = plt.figure(figsize=(6.2 * ncols + 1, sum(heights) + 0.8), constrained_layout=True)
     grid = fig.add_gridspec(len(heights), ncols, height_ratios=heights)
     ax = fig.add_subplot(grid[0, 0])
@@ -147,7 +147,13 @@ def plot_metric(run, axis, outpath):
 def plot_loss(run, axis, outpath):
     """Train (solid) and test (dashed) loss per variant; log scale when the range is wide."""
     xcol, xlabel = x_axis(run, axis)
-    fig, ax = plt.subplots(figsize=(8, 5), constrained_layout=True)
+    lanes = axis == "time" and has_failures(run)
+    heights = [4.5] + ([0.75 * len(run["variants"]) + 0.6] if lanes else [])
+    fig = plt.figure(figsize=(9, sum(heights) + 0.8), constrained_layout=True)
+    grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
+    ax = fig.add_subplot(grid[0, 0])
+    if lanes:
+        plot_failure_timeline(fig.add_subplot(grid[1, 0], sharex=ax), run)
     values = []
     for i, v in enumerate(run["variants"]):
         color = color_of(i)
@@ -170,7 +176,9 @@ def plot_loss(run, axis, outpath):
                for i, v in enumerate(run["variants"])]
     entries += [Line2D([], [], color="black", linestyle="-", label="train loss"),
                 Line2D([], [], color="black", linestyle="--", label="test loss")]
-    legend_below(fig, entries + marker_entries(run, False), ncol=5)
+    handles, labels = ax.get_legend_handles_labels()  # failure bands and checkpoints
+    entries += [h for h, l in zip(handles, labels) if not l.startswith("_")]
+    legend_below(fig, entries + marker_entries(run, False), ncol=4)
     return save(fig, outpath)
 
 
