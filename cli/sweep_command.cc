@@ -24,7 +24,7 @@ constexpr const char* kUsage =
     "                    [--out DIR] [--set /ptr=value ...]\n"
     "Runs every combination of the --grid values (read as JSON like --set, else as strings)\n"
     "with N seeds (the scenario's seed + 0..N-1) and each of the scenario's variants, one child\n"
-    "process per run, --jobs at once. Run k goes in DIR/<pointer=value_...>_seed=S/<variant>/;\n"
+    "process per run, --jobs at once. Each run goes in DIR/<pointer=value_...>_seed=S/<variant>/;\n"
     "a run folder whose summary.json says it completed with the same settings is kept, not run\n"
     "again, so an interrupted sweep resumes (a folder of other settings is an error). Writes\n"
     "DIR/sweep.csv, one row per run; DIR defaults to the scenario's output.dir + \"-sweep\".\n"
