@@ -13,10 +13,10 @@ namespace pstwin::cli {
 
 namespace {
 
-/// Whether `dir` holds the finished run of `scenario`'s variant `variant`. A folder without a
-/// readable summary is an interrupted run (run again); a summary of other settings is refused,
-/// since reusing or overwriting it would silently mix two experiments.
-bool finished_run_in(const std::string& dir, const Scenario& scenario, const std::string& variant) {
+/// Whether `dir` holds the finished run of `variant` whose summary.json records `expected` as its
+/// config. A folder without a readable summary is an interrupted run (run again); a summary of
+/// other settings is refused, since reusing or overwriting it would silently mix two experiments.
+bool finished_run_in(const std::string& dir, const nlohmann::json& expected, const std::string& variant) {
   std::ifstream in(dir + "/summary.json");
   if (!in) return false;
   nlohmann::json s;
@@ -27,10 +27,10 @@ bool finished_run_in(const std::string& dir, const Scenario& scenario, const std
   }
   if (!s.is_object()) return false;
   const nlohmann::json config = s.value("config", nlohmann::json());
-  if (s.value("variant", "") != variant || config != scenario.source) {
+  if (s.value("variant", "") != variant || config != expected) {
     std::string what = "variant \"" + s.value("variant", "") + "\"";
     if (s.value("variant", "") == variant) {
-      const auto patch = nlohmann::json::diff(config, scenario.source);
+      const auto patch = nlohmann::json::diff(config, expected);
       what = patch.empty() ? "other settings" : patch[0].value("path", "/");
       what = "other settings (" + (what.empty() ? std::string("/") : what) + " differs)";
     }
@@ -89,7 +89,7 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
       run.variant = v;
       run.variant_name = names[v];
       run.dir = (std::filesystem::path(out) / plan.settings[i].folder / names[v]).string();
-      run.complete = finished_run_in(run.dir, plan.settings[i].scenario, names[v]);
+      run.complete = finished_run_in(run.dir, recorded_config(plan.settings[i].scenario, v), names[v]);
       plan.runs.push_back(std::move(run));
     }
   }

@@ -12,6 +12,10 @@ std::vector<std::string> sweep_variant_names(const Scenario& scenario) {
   return names;
 }
 
+nlohmann::json recorded_config(const Scenario& scenario, std::size_t /*index*/) {
+  return scenario.source;
+}
+
 int simulate_sweep_variant(const Scenario& scenario, std::size_t index, const std::string& dir,
                            const ProgressFn& progress) {
   const auto prepared = prepare_training_or_report(scenario);

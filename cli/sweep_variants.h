@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "runtime/scenario/scenario.h"
 #include "sim/simulation.h"
 
@@ -13,6 +15,11 @@ namespace pstwin::cli {
 
 /// The names of the scenario's variants, in the scenario's order (folder-safe, distinct).
 std::vector<std::string> sweep_variant_names(const Scenario& scenario);
+
+/// What summary.json's "config" holds after a run of variant `index` of `scenario`: today the
+/// scenario's source after every override (variants do not change it). A sweep keeps a finished
+/// run only when its recorded config equals this.
+nlohmann::json recorded_config(const Scenario& scenario, std::size_t index);
 
 /// Loads the scenario's data (each run its own: the partition depends on the workers and seed),
 /// then simulates variant `index` (REQUIRES index < sweep_variant_names(scenario).size()) into
