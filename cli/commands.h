@@ -19,6 +19,9 @@ int launch_command(const std::vector<std::string>& args);
 /// `pstwin keygen FILE`: writes a new job key pair.
 int keygen_command(const std::vector<std::string>& args);
 
+/// `pstwin sweep SCENARIO.json --grid /ptr=v1,v2,... [--seeds N] [--jobs N] [--out DIR] [--set ...]`
+int sweep_command(const std::vector<std::string>& args);
+
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 

@@ -11,6 +11,8 @@ void usage(std::ostream& out) {
          "commands:\n"
          "  simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
          "           run every consistency variant of the scenario in SimGrid and compare them\n"
+         "  sweep SCENARIO.json --grid /ptr=v1,v2,... [--seeds N] [--jobs N] [--out DIR]\n"
+         "           run the variants over a grid of settings (and seeds); one sweep.csv\n"
          "  launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE]\n"
          "           run the same roles for real: local processes over ZeroMQ, threads, or\n"
          "           processes on the machines of a hostfile (over ssh)\n"
@@ -32,6 +34,7 @@ int main(int argc, char** argv) {
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "simulate") return pstwin::cli::simulate_command(args);
+  if (command == "sweep") return pstwin::cli::sweep_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);

@@ -23,7 +23,7 @@ struct Child {
   std::string buffer;
 };
 
-std::string status_line(const std::vector<VariantStatus>& st) {
+std::string variant_status_line(const std::vector<VariantStatus>& st) {
   std::ostringstream line;
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (i) line << " | ";
@@ -43,7 +43,8 @@ std::string status_line(const std::vector<VariantStatus>& st) {
 
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
-                                                 bool quiet) {
+                                                 bool quiet, const StatusLineFn& status_line) {
+  const StatusLineFn line_of = status_line ? status_line : StatusLineFn(variant_status_line);
   std::vector<VariantStatus> status(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) status[i].name = names[i];
   std::vector<Child> running;
@@ -120,12 +121,12 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
     }
     const auto now = std::chrono::steady_clock::now();
     if (!quiet && (tty || now - last_print > std::chrono::seconds(5))) {
-      std::cerr << (tty ? "\r\033[K" : "") << "progress: " << status_line(status)
+      std::cerr << (tty ? "\r\033[K" : "") << "progress: " << line_of(status)
                 << (tty ? "" : "\n") << std::flush;
       last_print = now;
     }
   }
-  if (!quiet) std::cerr << (tty ? "\r\033[K" : "") << "progress: " << status_line(status) << "\n";
+  if (!quiet) std::cerr << (tty ? "\r\033[K" : "") << "progress: " << line_of(status) << "\n";
   return status;
 }
 

@@ -23,11 +23,16 @@ struct VariantStatus {
 using VariantBody = std::function<int(std::size_t index,
                                       const std::function<void(double, double)>& report)>;
 
+/// The progress line's text from every variant's status (after "progress: ").
+using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&)>;
+
 /// Forks one child per name, at most `jobs` at a time, runs `body` in each, and shows progress
 /// on stderr (one rewritten line on a terminal, a line every few seconds otherwise; nothing when
-/// quiet). Returns the final status of every variant, in order.
+/// quiet): by default each variant's share done, else what `status_line` makes of the statuses
+/// (a sweep's dozens of runs need a shorter line). Returns the final status of every variant,
+/// in order.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
-                                                 bool quiet);
+                                                 bool quiet, const StatusLineFn& status_line = {});
 
 }  // namespace pstwin::cli

@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""Plot a `pstwin sweep`: time to target, final metric and bytes sent against each swept value.
+
+Usage:
+    analysis/plot_sweep.py DIR [--out OUTDIR]
+
+DIR is the output folder of `pstwin sweep` (DIR/sweep.csv, one row per run). For each swept
+pointer P (the columns before "seed") this writes OUTDIR/sweep_<P>.png (default OUTDIR: DIR):
+three panels against P's values, one line per variant (colour) and, when other pointers were
+swept too, one line style per combination of their values. With several seeds a point is the
+mean over its seeds and a band spans their minimum to maximum. A run whose target was not
+reached has no time to target: such points are drawn as an x at the top of the first panel.
+Runs that failed are left out (and counted in the title). The paths written are printed;
+a DIR without a readable sweep.csv is an error (exit 2).
+
+Needs only matplotlib and pandas; runs with Debian's /usr/bin/python3.
+"""
+
+import argparse
+import json
+import math
+import sys
+from itertools import product
+from pathlib import Path
+
+import pandas as pd
+
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from plot_style import color_of, legend_below, plt, save
+
+FIXED_COLUMNS = ["seed", "variant", "mode", "metric", "target_metric", "time_to_target_s",
+                 "final_test_metric", "bytes_sent", "sim_time_s", "wall_time_s", "status", "run"]
+LINE_STYLES = ["-", "--", ":", "-."]
+MARKERS = ["o", "s", "^", "D", "v", "P"]
+
+
+class SweepError(Exception):
+    """A sweep folder that cannot be read; main() prints it and exits with status 2."""
+
+
+def load_sweep(folder):
+    """sweep.csv as a DataFrame, the swept pointer columns, and the scenario's name."""
+    path = Path(folder) / "sweep.csv"
+    try:
+        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError) as e:
+        raise SweepError(f"{path}: cannot read: {e}") from e
+    if "seed" not in table.columns or any(c not in table.columns for c in FIXED_COLUMNS):
+        raise SweepError(f"{path}: not a pstwin sweep.csv (expected columns {', '.join(FIXED_COLUMNS)})")
+    pointers = list(table.columns[:list(table.columns).index("seed")])
+    for col in ("time_to_target_s", "final_test_metric", "bytes_sent", "target_metric"):
+        table[col] = pd.to_numeric(table[col], errors="coerce")
+    scenario = Path(folder).resolve().name
+    for run in table["run"]:
+        try:
+            scenario = json.loads((Path(folder) / run / "summary.json").read_text())["scenario"]
+            break
+        except (OSError, ValueError, KeyError):
+            continue
+    return table, pointers, scenario
+
+
+def axis_positions(values):
+    """x positions of a pointer's values (in the order first seen) and whether they are numbers.
+    Numbers are placed at their value; anything else (strings, arrays) at 0, 1, 2, ..."""
+    order = list(dict.fromkeys(values))
+    try:
+        numbers = [float(v) for v in order]
+        return {v: x for v, x in zip(order, numbers)}, True
+    except ValueError:
+        return {v: float(i) for i, v in enumerate(order)}, False
+
+
+def panel_specs(table):
+    metric = next((m for m in table["metric"] if m), "metric")
+    target = table["target_metric"].dropna()
+    target_text = f" {target.iloc[0]:g}" if not target.empty else ""
+    return [("time_to_target_s", f"time to target{target_text} (simulated s)", 1.0),
+            ("final_test_metric", f"final test {metric}", 1.0),
+            ("bytes_sent", "bytes sent (MB)", 1e-6)]
+
+
+def plot_pointer(table, pointers, pointer, scenario, outpath):
+    """The three panels against `pointer`, one line per variant and other pointers' values."""
+    ok = table[table["status"] != "FAILED"]
+    positions, numeric = axis_positions(list(table[pointer]))
+    others = [p for p in pointers if p != pointer]
+    combos = list(product(*[list(dict.fromkeys(table[p])) for p in others])) if others else [()]
+    variants = list(dict.fromkeys(table["variant"]))
+    seeds = table["seed"].nunique()
+    panels = panel_specs(table)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
+    extras = set()
+    for (col, ylabel, scale), ax in zip(panels, axes):
+        for vi, (variant, (ci, combo)) in enumerate(product(variants, enumerate(combos))):
+            rows = ok[ok["variant"] == variant]
+            for p, value in zip(others, combo):
+                rows = rows[rows[p] == value]
+            if rows.empty:
+                continue
+            color = color_of(variants.index(variant))
+            points = []
+            for value in dict.fromkeys(rows[pointer]):
+                y = rows[rows[pointer] == value][col].dropna() * scale
+                if not y.empty:
+                    points.append((positions[value], y.mean(), y.min(), y.max()))
+                elif col == "time_to_target_s":  # no seed reached the target at this point
+                    ax.plot(positions[value], 0.97, "x", color=color, markersize=9, mew=2,
+                            transform=ax.get_xaxis_transform(), clip_on=False)
+                    extras.add("unreached")
+            if not points:
+                continue
+            points.sort()
+            xs, mean, low, high = zip(*points)
+            # Earlier variants are wider, so lines that coincide (bytes often do) stay visible.
+            ax.plot(xs, mean, LINE_STYLES[ci % len(LINE_STYLES)], marker=MARKERS[ci % len(MARKERS)],
+                    color=color, linewidth=1.5 + 1.0 * (len(variants) - 1 - variants.index(variant)),
+                    markersize=6)
+            if seeds > 1:
+                ax.fill_between(xs, low, high, color=color, alpha=0.15, linewidth=0)
+        ax.set_xticks(sorted(set(positions.values())))
+        ax.set_xticklabels([v for v, _ in sorted(positions.items(), key=lambda kv: kv[1])])
+        if numeric and min(positions.values()) > 0 and max(positions.values()) / min(positions.values()) >= 8:
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(sorted(set(positions.values())))
+            ax.set_xticklabels([v for v, _ in sorted(positions.items(), key=lambda kv: kv[1])])
+            ax.minorticks_off()
+        ax.set(xlabel=pointer, ylabel=ylabel)
+        ax.grid(alpha=0.3)
+        ax.margins(y=0.12)
+    failed = int((table["status"] == "FAILED").sum())
+    seeds_text = f"mean of {seeds} seeds" if seeds > 1 else "one seed"
+    title = f"{scenario}: sweep over {pointer} ({seeds_text}"
+    title += f"; {failed} failed run{'s' if failed != 1 else ''} left out)" if failed else ")"
+    fig.suptitle(title)
+    legend_below(fig, legend_entries(variants, others, combos, seeds, extras), ncol=8)
+    return save(fig, outpath)
+
+
+def legend_entries(variants, others, combos, seeds, extras):
+    """Proxy entries: a colour per variant, a line style per combination of the other swept
+    values, the seed band and the not-reached mark, so the legend stays short and in order."""
+    entries = [Line2D([], [], color=color_of(i), linewidth=2.5, label=v) for i, v in enumerate(variants)]
+    if others:
+        for ci, combo in enumerate(combos):
+            text = ", ".join(f"{p.rsplit('/', 1)[-1]}={v}" for p, v in zip(others, combo))
+            entries.append(Line2D([], [], color="black", linestyle=LINE_STYLES[ci % len(LINE_STYLES)],
+                                  marker=MARKERS[ci % len(MARKERS)], label=text))
+    if seeds > 1:
+        entries.append(Patch(color="gray", alpha=0.3, label=f"min–max over {seeds} seeds"))
+    if "unreached" in extras:
+        entries.append(Line2D([], [], color="gray", marker="x", linestyle="", markersize=9, mew=2,
+                              label="target not reached"))
+    return entries
+
+
+def file_name(pointer):
+    return "sweep_" + pointer.strip("/").replace("/", ".") + ".png"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="Plot a pstwin sweep folder (sweep.csv).")
+    parser.add_argument("dir", metavar="DIR", help="output folder of pstwin sweep")
+    parser.add_argument("--out", metavar="OUTDIR", help="where to write (default: DIR)")
+    args = parser.parse_args(argv)
+    try:
+        table, pointers, scenario = load_sweep(args.dir)
+    except SweepError as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    outdir = Path(args.out or args.dir)
+    outdir.mkdir(parents=True, exist_ok=True)
+    if not pointers:
+        print(f"note: {args.dir}: no swept pointer (seeds only): nothing to plot against")
+    for pointer in pointers:
+        print(plot_pointer(table, pointers, pointer, scenario, outdir / file_name(pointer)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,155 @@
+"""Reading pstwin run folders (comparison.csv, <variant>/metrics.csv, summary.json,
+events.jsonl) into plain dicts, and the facts every figure asks of them: the metric's name, the
+x axes, when a variant reached its target, the events with a time, and when a run ended.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import pandas as pd
+
+METRICS_COLUMNS = ["time_s", "clock", "updates", "train_loss", "test_loss", "test_metric",
+                   "staleness_mean", "staleness_max"]
+COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "final_test_metric",
+                      "final_test_loss", "updates", "staleness_mean", "staleness_max",
+                      "sim_time_s", "wall_time_s", "time_lost_s", "bytes_sent", "params_sha256",
+                      "status"]
+FAILURE_TYPES = ("node_failed", "link_failed")
+RECOVERY_TYPES = ("failover", "node_rejoined", "worker_rejoined", "link_restored")
+# Events listed in report.md's "Failures" section.
+FAULT_EVENT_TYPES = FAILURE_TYPES + RECOVERY_TYPES + (
+    "node_dead", "promoted", "backup_assigned", "replica_rebuilt", "node_restarted",
+    "duplicate_push_ignored", "checkpoint", "job_lost", "node_lost")
+X_AXES = {"time": ("time_s", "simulated time (s)"),
+          "clock": ("clock", "global clock (iterations)")}
+
+
+def x_axis(run, axis):
+    """Column and label of an x axis; runs from `pstwin launch` are timed by the wall clock."""
+    xcol, xlabel = X_AXES[axis]
+    envs = {v["summary"].get("environment", "simulated") for v in run["variants"]}
+    if axis == "time" and envs and "simulated" not in envs:
+        xlabel = "wall-clock time since training began (s)"
+    return xcol, xlabel
+
+
+def loss_label(run):
+    """What the loss column holds: mean squared error for matrix factorisation."""
+    return "loss (mean squared error)" if metric_name(run) == "rmse" else "loss (cross-entropy)"
+
+
+def metric_name(run):
+    """The runs' test metric as summary.json names it ("accuracy", "rmse"); accuracy if unsaid."""
+    for v in run["variants"]:
+        if v["summary"].get("metric"):
+            return v["summary"]["metric"]
+    return "accuracy"
+
+
+def metric_label(run):
+    return "test " + ("RMSE" if metric_name(run) == "rmse" else metric_name(run))
+
+
+class RunError(Exception):
+    """A run folder that cannot be read; main() prints it and exits with status 2."""
+
+
+def read_variant(folder):
+    """Read one variant folder into a dict: name, metrics, summary, events, diverged."""
+    try:
+        metrics = pd.read_csv(folder / "metrics.csv")
+    except (OSError, ValueError) as e:
+        raise RunError(f"{folder / 'metrics.csv'}: cannot read: {e}") from e
+    missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
+    if missing:
+        raise RunError(f"{folder / 'metrics.csv'}: missing columns {', '.join(missing)}")
+    metrics = metrics.apply(pd.to_numeric, errors="coerce").replace([math.inf, -math.inf], math.nan)
+
+    summary = {}
+    if (folder / "summary.json").is_file():
+        try:
+            summary = json.loads((folder / "summary.json").read_text())
+        except (OSError, ValueError) as e:
+            raise RunError(f"{folder / 'summary.json'}: cannot read: {e}") from e
+    events = []
+    if (folder / "events.jsonl").is_file():
+        for line in (folder / "events.jsonl").read_text().splitlines():
+            try:
+                events.append(json.loads(line))
+            except ValueError:
+                pass  # a truncated last line of a killed run; ignore it
+    # `pstwin launch` appends the launcher's lines after the scheduler's: order by time.
+    events = [e for e in events if isinstance(e, dict)]
+    events.sort(key=lambda e: e["time_s"] if isinstance(e.get("time_s"), (int, float)) else math.inf)
+    diverged = bool(summary.get("diverged")) or any(e.get("type") == "diverged" for e in events)
+    return {"name": summary.get("variant") or folder.name, "metrics": metrics,
+            "summary": summary, "events": events, "diverged": diverged}
+
+
+def load_run(path):
+    """Read a run folder (or a single variant folder) into a dict."""
+    path = Path(path)
+    if not path.is_dir():
+        raise RunError(f"{path}: no such directory")
+    comparison = None
+    if (path / "metrics.csv").is_file():  # a variant folder given directly
+        folders = [path]
+    else:
+        if (path / "comparison.csv").is_file():
+            try:
+                comparison = pd.read_csv(path / "comparison.csv", dtype={"variant": str})
+            except (OSError, ValueError) as e:
+                raise RunError(f"{path / 'comparison.csv'}: cannot read: {e}") from e
+        subdirs = sorted(p for p in path.iterdir() if (p / "metrics.csv").is_file())
+        if comparison is not None and "variant" in comparison.columns:  # keep the run's order
+            order = {v: i for i, v in enumerate(comparison["variant"])}
+            subdirs.sort(key=lambda p: order.get(p.name, len(order)))
+        folders = subdirs
+    if not folders:
+        raise RunError(f"{path}: no metrics.csv found "
+                       "(expected DIR/<variant>/metrics.csv or DIR/metrics.csv)")
+    variants = [read_variant(f) for f in folders]
+    for i, v in enumerate(variants):  # name a variant whose curves repeat an earlier one
+        v["same_as"] = next((w["name"] for w in variants[:i]
+                             if w["metrics"].equals(v["metrics"])), None)
+    scenario = next((v["summary"]["scenario"] for v in variants
+                     if v["summary"].get("scenario")), None)
+    return {"path": path, "scenario": scenario or path.resolve().name,
+            "variants": variants, "comparison": comparison}
+
+
+def target_row(variant):
+    """The first metrics row at or above the target (at or below it for RMSE, where lower is
+    better), as pstwin defines time-to-target."""
+    target = variant["summary"].get("target_metric")
+    if target is None or variant["summary"].get("time_to_target_s") is None:
+        return None
+    metric = variant["metrics"]["test_metric"]
+    lower_is_better = variant["summary"].get("metric") == "rmse"
+    hits = variant["metrics"][metric <= target if lower_is_better else metric >= target]
+    return None if hits.empty else hits.iloc[0]
+
+
+def event_node(event):
+    """The node an event is about ("worker:0", "server:1", "scheduler"), or None."""
+    if isinstance(event.get("node"), str):
+        return event["node"]
+    worker = event.get("worker")
+    if isinstance(worker, int):
+        return f"worker:{worker}"
+    return worker if isinstance(worker, str) else None
+
+
+def timed(events):
+    """Events with a numeric time_s (already sorted by read_variant)."""
+    return [e for e in events if isinstance(e.get("time_s"), (int, float))]
+
+
+def run_end(variant):
+    """When the run ended: summary.json's sim_time_s, else its last evaluation or event."""
+    end = variant["summary"].get("sim_time_s")
+    if isinstance(end, (int, float)):
+        return float(end)
+    times = list(variant["metrics"]["time_s"].dropna()) + [e["time_s"] for e in timed(variant["events"])]
+    return max(times, default=0.0)

@@ -1,0 +1,155 @@
+"""report.md of a run folder: the comparison table, one line saying what each figure shows
+for this run, divergence reasons and a "Failures" section when a run has failure events."""
+
+import math
+
+from event_marks import failure_spans, straggler_spans
+from run_data import (COMPARISON_COLUMNS, FAULT_EVENT_TYPES, event_node, metric_label,
+                      target_row, timed)
+
+
+def fmt(value):
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    text = str(value)
+    return text[:12] if len(text) == 64 else text  # shorten sha256 digests
+
+
+def comparison_rows(run):
+    """comparison.csv as a list of row dicts, or rebuilt from summary.json files without it."""
+    if run["comparison"] is not None:
+        table = run["comparison"].astype(object).where(run["comparison"].notna(), None)
+        return list(table.columns), table.to_dict("records")
+    rows = []
+    for v in run["variants"]:
+        row = {c: v["summary"].get(c) for c in COMPARISON_COLUMNS}
+        row["variant"] = v["name"]
+        row["status"] = "DIVERGED" if v["diverged"] else (
+            "ok" if v["summary"].get("completed", True) else "incomplete")
+        rows.append(row)
+    return COMPARISON_COLUMNS, rows
+
+
+def event_subject(event):
+    """What a failure-related event is about, for the report: node, range, server and details."""
+    parts = [event_node(event)] if event_node(event) else []
+    if "range" in event:
+        parts.append(f"range {event['range']}")
+    for key in ("server", "from", "clock", "epoch", "silent_s", "reason", "ranges", "error"):
+        if key in event:
+            parts.append(f"{key} {fmt(event[key])}")
+    return ", ".join(parts)
+
+
+def failures_section(run):
+    """report.md lines: per variant, its failure-related events and the time lost to failures;
+    nothing when no variant has any."""
+    if not any(e.get("type") in FAULT_EVENT_TYPES and e.get("type") != "checkpoint"
+               for v in run["variants"] for e in v["events"]):
+        return []  # checkpoints alone are no failure
+    lines = ["", "## Failures"]
+    for v in run["variants"]:
+        events = [e for e in timed(v["events"]) if e.get("type") in FAULT_EVENT_TYPES]
+        lines += ["", f"### {v['name']}", ""]
+        if all(e["type"] == "checkpoint" for e in events):
+            lines.append("none")
+            continue
+        spans = failure_spans(v)
+        lost = v["summary"].get("time_lost_s")
+        computed = sum(end - f["time_s"] for f, _, end in spans)
+        if not isinstance(lost, (int, float)):
+            lost = computed
+        text = f"{len(spans)} failure{'' if len(spans) == 1 else 's'}, time lost {lost:.4g} s"
+        if abs(lost - computed) > 1e-6 * max(1.0, abs(computed)):
+            text += f" (summary.json; {computed:.4g} s from events.jsonl)"
+        lines += [text, ""]
+        for f, rec, end in spans:
+            how = f"recovered by {rec['type']} at {rec['time_s']:.4g} s" if rec is not None \
+                else "not recovered before the end"
+            lines.append(f"- {f['type']} {event_node(f) or '?'} at {f['time_s']:.4g} s: "
+                         f"{end - f['time_s']:.4g} s lost, {how}")
+        # Duplicate pushes can be many (every resend after a failover): counted, not listed.
+        duplicates = [e for e in events if e["type"] == "duplicate_push_ignored"]
+        if duplicates:
+            lines.append(f"- {len(duplicates)} duplicate push(es) ignored, "
+                         f"{duplicates[0]['time_s']:.4g}–{duplicates[-1]['time_s']:.4g} s")
+        lines += ["", "| time (s) | event | node / range |", "|---|---|---|"]
+        lines += [f"| {e['time_s']:.6g} | {e['type']} | {event_subject(e)} |" for e in events
+                  if e["type"] != "duplicate_push_ignored"]
+    return lines
+
+
+def ranked(pairs, unit="", reverse=False):
+    """"a 1.2 s, b 3.4 s" in increasing order of value (decreasing with reverse)."""
+    pairs = sorted(pairs, key=lambda p: p[1], reverse=reverse)
+    return ", ".join(f"{name} {value:.4g}{unit}" for name, value in pairs)
+
+
+def final_values(run, col):
+    out = []
+    for v in run["variants"]:
+        values = v["metrics"][col].dropna()
+        if not values.empty:
+            out.append((v["name"], float(values.iloc[-1])))
+    return out
+
+
+def reading(run, figure):
+    """One line saying what `figure` (a file name written by plot_runs) shows for this run."""
+    name = figure.name
+    variants = run["variants"]
+    if name.startswith("test_metric_vs_"):
+        xcol, unit = ("time_s", " s") if name.endswith("time.png") else ("clock", " clocks")
+        hits = [(v["name"], float(target_row(v)[xcol])) for v in variants if target_row(v) is not None]
+        missed = [v["name"] for v in variants if target_row(v) is None]
+        if not hits:
+            return f"No variant reached the target; final {metric_label(run)}: " + \
+                ranked(final_values(run, "test_metric"), reverse=metric_label(run) != "test RMSE") + "."
+        target = next(v["summary"].get("target_metric") for v in variants if target_row(v) is not None)
+        text = f"Time to target {target:g}, earliest first: " + ranked(hits, unit)
+        if missed:
+            text += "; never by " + ", ".join(missed)
+        return text + " (the right panel zooms on the approach)."
+    if name == "loss_vs_time.png":
+        return "Final test loss, lowest first: " + ranked(final_values(run, "test_loss")) + "."
+    if name == "loss_vs_clock.png":
+        return "Final train loss, lowest first: " + ranked(final_values(run, "train_loss")) + "."
+    if name == "staleness_hist.png":
+        parts = []
+        for v in variants:
+            counts = v["summary"].get("staleness_histogram") or []
+            total = sum(counts)
+            if total:
+                mean = sum(s * c for s, c in enumerate(counts)) / total
+                parts.append(f"{v['name']} mean {mean:.3g} (max {len(counts) - 1})")
+        return "Staleness of applied gradients, counted once per server shard: " + "; ".join(parts) + "."
+    if name == "stragglers.png":
+        counts = [(v["name"], len(straggler_spans(v))) for v in variants]
+        slow = sorted({w for v in variants for w, _, _, k in straggler_spans(v) if k == "slow"})
+        text = "Straggler periods per variant: " + ", ".join(f"{n} {c}" for n, c in counts)
+        if slow:
+            text += "; slow all along: worker " + ", ".join(map(str, slow))
+        return text + "."
+    return ""
+
+
+def write_report(run, outdir, figures, notes):
+    columns, rows = comparison_rows(run)
+    lines = [f"# {run['scenario']}", "", f"Run folder: `{run['path']}`", "",
+             "| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(fmt(r.get(c)) for c in columns) + " |" for r in rows]
+    reasons = [f"- {v['name']}: {v['summary'].get('reason') or 'diverged'}"
+               for v in run["variants"] if v["diverged"]]
+    if reasons:
+        lines += ["", "Diverged:", ""] + reasons
+    lines += failures_section(run)
+    lines += ["", "## Figures"]
+    for f in figures:
+        lines += ["", f"**[{f.name}]({f.name})**: {reading(run, f)}", "", f"![{f.stem}]({f.name})"]
+    if notes:
+        lines += ["", "Skipped:", ""] + [f"- {n}" for n in notes]
+    path = outdir / "report.md"
+    path.write_text("\n".join(lines) + "\n")
+    return path

@@ -1,0 +1,155 @@
+// pstwin sweep: a scenario run over a grid of settings x seeds x variants, one child process per
+// run, resuming where an interrupted sweep stopped, with one sweep.csv for all of it.
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "cli/commands.h"
+#include "cli/scenario_options.h"
+#include "cli/simgrid_config.h"
+#include "cli/sweep_csv.h"
+#include "cli/sweep_plan.h"
+#include "cli/sweep_variants.h"
+#include "cli/variant_processes.h"
+#include "sim/simgrid_options.h"
+
+namespace po = boost::program_options;
+
+namespace pstwin::cli {
+
+namespace {
+constexpr const char* kUsage =
+    "usage: pstwin sweep SCENARIO.json --grid /ptr=v1,v2,... [--grid ...] [--seeds N] [--jobs N]\n"
+    "                    [--out DIR] [--set /ptr=value ...]\n"
+    "Runs every combination of the --grid values (read as JSON like --set, else as strings)\n"
+    "with N seeds (the scenario's seed + 0..N-1) and each of the scenario's variants, one child\n"
+    "process per run, --jobs at once. Each run goes in DIR/<pointer=value_...>_seed=S/<variant>/;\n"
+    "a run folder whose summary.json says it completed with the same settings is kept, not run\n"
+    "again, so an interrupted sweep resumes (a folder of other settings is an error). Writes\n"
+    "DIR/sweep.csv, one row per run; DIR defaults to the scenario's output.dir + \"-sweep\".\n"
+    "Figures: /usr/bin/python3 analysis/plot_sweep.py DIR";
+
+/// "3/12 done, 2 running, 1 failed": the whole sweep on one line, however many runs it has.
+std::string sweep_status_line(const std::vector<VariantStatus>& status) {
+  std::size_t done = 0, running = 0, failed = 0;
+  for (const auto& st : status) {
+    done += st.done ? 1 : 0;
+    running += st.running ? 1 : 0;
+    failed += st.done && st.exit_code != 0 ? 1 : 0;
+  }
+  std::ostringstream line;
+  line << done << "/" << status.size() << " done, " << running << " running";
+  if (failed) line << ", " << failed << " failed";
+  return line.str();
+}
+}  // namespace
+
+int sweep_command(const std::vector<std::string>& args) {
+  po::options_description desc("sweep options");
+  po::positional_options_description pos;
+  add_scenario_options(desc, pos);
+  desc.add_options()
+      ("grid,g", po::value<std::vector<std::string>>()->composing(),
+       "a swept value list: --grid /json/pointer=v1,v2,... (repeatable; the cross product runs)")
+      ("seeds", po::value<int>()->default_value(1), "seeds per grid point: the scenario's seed + 0..N-1")
+      ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-sweep\")")
+      ("jobs,j", po::value<int>(), "runs at once (default: number of cores)")
+      ("quiet,q", "no progress line");
+  int code = 0;
+  auto vm = parse_args(args, desc, pos, kUsage, code);
+  if (!vm) return code;
+  const int seeds = (*vm)["seeds"].as<int>();
+  if (seeds < 1) {
+    std::cerr << "pstwin: --seeds must be at least 1\n";
+    return 2;
+  }
+  unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
+  if (vm->count("jobs")) {
+    if ((*vm)["jobs"].as<int>() < 1) {
+      std::cerr << "pstwin: --jobs must be at least 1\n";
+      return 2;
+    }
+    jobs = static_cast<unsigned>((*vm)["jobs"].as<int>());
+  }
+  std::vector<GridAxis> axes;
+  try {
+    if (vm->count("grid"))
+      for (const auto& text : (*vm)["grid"].as<std::vector<std::string>>()) axes.push_back(parse_grid_axis(text));
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "pstwin: " << e.what() << "\n";
+    return 2;
+  }
+  for (std::size_t i = 0; i < axes.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (axes[i].pointer == axes[j].pointer) {
+        std::cerr << "pstwin: --grid " << axes[i].pointer << " is given twice; list all its values in one\n";
+        return 2;
+      }
+  auto scenario = load_scenario_from(*vm);
+  if (!scenario) return 2;
+  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>() : scenario->output.dir + "-sweep";
+  std::vector<std::string> sets;
+  if (vm->count("set")) sets = (*vm)["set"].as<std::vector<std::string>>();
+
+  SweepPlan plan;
+  try {
+    plan = make_sweep_plan((*vm)["scenario"].as<std::string>(), sets, axes, static_cast<unsigned>(seeds), out);
+  } catch (const SweepPlanError& e) {
+    std::cerr << "pstwin: " << e.what() << "\n";
+    return 2;
+  }
+  std::vector<std::size_t> to_run;
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < plan.runs.size(); ++i)
+    if (!plan.runs[i].complete) {
+      to_run.push_back(i);
+      labels.push_back(plan.settings[plan.runs[i].setting].folder + "/" + plan.runs[i].variant_name);
+    }
+  std::cout << "sweep " << scenario->name << ": " << plan.points.size() << " grid points x " << seeds
+            << " seed" << (seeds == 1 ? "" : "s") << " x variants = " << plan.runs.size() << " runs; "
+            << plan.runs.size() - to_run.size() << " already complete in " << out << ", running "
+            << to_run.size() << "\n"
+            << std::flush;
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+  if (ec) {
+    std::cerr << "pstwin: cannot create output folder " << out << ": " << ec.message() << "\n";
+    return 2;
+  }
+
+  // Before the children fork, so that each engine they create has the settings.
+  if (!apply_simgrid_config_from_env()) return 2;
+  const auto status = run_variant_processes(
+      labels, jobs,
+      [&](std::size_t i, const std::function<void(double, double)>& report) {
+        const SweepRun& run = plan.runs[to_run[i]];
+        // What an interrupted or failed run left must not mix with the new one's outputs.
+        std::filesystem::remove_all(run.dir);
+        try {
+          return simulate_sweep_variant(plan.settings[run.setting].scenario, run.variant, run.dir, report);
+        } catch (const SimGridOptionError& e) {
+          std::cerr << "\npstwin: " << labels[i] << ": " << e.what() << "\n";
+          return 2;
+        }
+      },
+      vm->count("quiet") > 0, sweep_status_line);
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i].exit_code != 0) std::cerr << "pstwin: run " << labels[i] << " failed (exit " << status[i].exit_code << ")\n";
+
+  std::size_t not_ok = 0;
+  try {
+    not_ok = write_sweep_csv(out + "/sweep.csv", out, plan);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin: " << e.what() << "\n";
+    return 1;
+  }
+  std::cout << "wrote " << out << "/sweep.csv (" << plan.runs.size() << " runs";
+  if (not_ok) std::cout << ", " << not_ok << " not ok";
+  std::cout << ")\nfigures: /usr/bin/python3 analysis/plot_sweep.py " << out << "\n";
+  bool failed = false;
+  for (const auto& st : status) failed = failed || st.exit_code != 0;
+  return failed ? 1 : 0;
+}
+
+}  // namespace pstwin::cli
