@@ -65,11 +65,24 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
   }
 }
 
+std::string data_error_line(const Scenario& scenario, const DataError& e) {
+  std::string at;
+  if (scenario.data) {
+    const DataSection& d = *scenario.data;
+    const std::pair<const char*, const std::string*> fields[] = {
+        {"/data/file", &d.file},   {"/data/train", &d.train}, {"/data/train_labels", &d.train_labels},
+        {"/data/test", &d.test}, {"/data/test_labels", &d.test_labels}};
+    for (const auto& [pointer, file] : fields)
+      if (!file->empty() && *file == e.file()) at = std::string(" at ") + pointer;
+  }
+  return "pstwin: bad data" + at + ": " + e.what();
+}
+
 std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario) {
   try {
     return prepare_training(scenario);
   } catch (const DataError& e) {
-    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+    std::cerr << data_error_line(scenario, e) << "\n";
   } catch (const ScenarioError& e) {
     std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
   }

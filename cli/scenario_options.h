@@ -7,6 +7,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "runtime/errors.h"
 #include "runtime/job_setup.h"
 #include "runtime/scenario/scenario.h"
 
@@ -30,8 +31,13 @@ std::optional<boost::program_options::variables_map> parse_args(
 /// ("pstwin: invalid scenario FILE: /pointer: message") and returning nullopt on bad input.
 std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm);
 
-/// Loads the scenario's data and model, printing a DataError or ScenarioError to stderr and
-/// returning nullopt on bad input.
+/// The line that reports `e` on stderr: "pstwin: bad data at /data/train: FILE:LINE: message",
+/// naming the scenario's pointer when the file is one the scenario names (so a user knows which
+/// setting to fix), else "pstwin: bad data: FILE...".
+std::string data_error_line(const Scenario& scenario, const DataError& e);
+
+/// Loads the scenario's data and model, printing a DataError (data_error_line) or ScenarioError
+/// to stderr and returning nullopt on bad input.
 std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario);
 
 }  // namespace pstwin::cli

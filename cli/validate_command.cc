@@ -31,7 +31,7 @@ int validate_command(const std::vector<std::string>& args) {
   try {
     data = check_data_cheaply(*scenario);
   } catch (const DataError& e) {
-    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+    std::cerr << data_error_line(*scenario, e) << "\n";
     return 2;
   } catch (const ScenarioError& e) {
     std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";

@@ -147,9 +147,10 @@ TEST(Cli, ValidateChecksTheDataAndSaysWhatItDidNot) {
   // Each validated before, then simulate exited 2.
   std::ofstream(dir + "/labels24.svm") << "2 1:1\n# a comment\n4 2:1\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
-      {"--set /data/train=missing.svm", "bad data: missing.svm: cannot open: No such file or directory"},
+      {"--set /data/train=missing.svm", "bad data at /data/train: missing.svm: cannot open: No such file or directory"},
+      {"--set /data/test=missing.svm", "bad data at /data/test: missing.svm: cannot open"},
       {"--set /data/train=" + dir + "/labels24.svm",
-       "bad data: " + dir + "/labels24.svm:1: label 2 does not fit model type \"logistic\""},
+       "bad data at /data/train: " + dir + "/labels24.svm:1: label 2 does not fit model type \"logistic\""},
       {"--set /cluster/workers=2001", "/cluster/workers: 2001 workers but only 2000 training rows in"},
   };
   for (const auto& [set, message] : cases) {
