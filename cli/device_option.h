@@ -19,7 +19,7 @@ std::optional<std::string> requested_device(const boost::program_options::variab
 
 /// Resolves `device` to "cpu" or "cuda" the way make_backend (kernels/select_backend.h) would,
 /// and sets *chosen to the line describing the choice ("cuda (GPU 0: NVIDIA H200 ...)", or
-/// "cpu (auto: <why no GPU>)"). A GPU is probed in a short-lived child process, so this process
+/// "cpu; auto: <why no GPU>"). A GPU is probed in a short-lived child process, so this process
 /// never initialises CUDA (which would break the children that simulate forks). Prints
 /// "pstwin COMMAND: <why>" and returns nullopt (exit status 2) when "cuda" cannot be used.
 std::optional<std::string> resolve_device(const std::string& device, const std::string& command,

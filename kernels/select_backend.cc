@@ -32,7 +32,7 @@ std::unique_ptr<KernelBackend> make_backend(const std::string& device, std::stri
     problem = description;
   }
   if (device == "cuda") throw DeviceError("device cuda was requested, but no GPU can be used: " + problem);
-  if (chosen != nullptr) *chosen = "cpu (auto: " + problem + ")";
+  if (chosen != nullptr) *chosen = "cpu; auto: " + problem;  // problem may hold parentheses of its own
   return make_cpu_backend();
 }
 

@@ -31,7 +31,7 @@ bool is_device_name(const std::string& device);
 ///   "auto" the CUDA backend when a GPU can run it, else the CPU backend.
 /// *chosen (if non-null) receives one line saying what was chosen and, for auto, why:
 /// "cuda (GPU 0: NVIDIA H200 (compute capability 9.0, ...))" or
-/// "cpu (auto: no CUDA GPU was found ...)". Throws DeviceError for any other name.
+/// "cpu; auto: no CUDA GPU was found (...)". Throws DeviceError for any other name.
 std::unique_ptr<KernelBackend> make_backend(const std::string& device, std::string* chosen);
 
 }  // namespace pstwin

@@ -69,7 +69,7 @@ TEST(CudaBackendSelection, AutoFallsBackToTheCpuAndSaysWhy) {
   auto k = make_backend("auto", &chosen);
   ASSERT_NE(k, nullptr);
   EXPECT_EQ(k->name(), "cpu");
-  EXPECT_EQ(chosen, "cpu (auto: " + why + ")");
+  EXPECT_EQ(chosen, "cpu; auto: " + why);
 }
 
 TEST(CudaBackendSelection, CudaUsesTheGpu) {
