@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_options.h"
-#include "cli/simgrid_config.h"
+#include "cli/simgrid_cfg_option.h"
 #include "cli/sweep_csv.h"
 #include "cli/sweep_plan.h"
 #include "cli/sweep_variants.h"
@@ -21,7 +21,7 @@ namespace pstwin::cli {
 namespace {
 constexpr const char* kUsage =
     "usage: pstwin sweep SCENARIO.json --grid /ptr=v1,v2,... [--grid ...] [--seeds N] [--jobs N]\n"
-    "                    [--out DIR] [--set /ptr=value ...]\n"
+    "                    [--out DIR] [--set /ptr=value ...] [--cfg NAME:VALUE ...]\n"
     "Runs every combination of the --grid values (read as JSON like --set, else as strings)\n"
     "with N seeds (the scenario's seed + 0..N-1) and each of the scenario's variants, one child\n"
     "process per run, --jobs at once. Each run goes in DIR/<pointer=value_...>_seed=S/<variant>/;\n"
@@ -56,6 +56,7 @@ int sweep_command(const std::vector<std::string>& args) {
       ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-sweep\")")
       ("jobs,j", po::value<int>(), "runs at once (default: number of cores)")
       ("quiet,q", "no progress line");
+  add_simgrid_cfg_option(desc);
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
@@ -118,8 +119,9 @@ int sweep_command(const std::vector<std::string>& args) {
     return 2;
   }
 
-  // Before the children fork, so that each engine they create has the settings.
-  if (!apply_simgrid_config_from_env()) return 2;
+  // SimGrid's options (PSTWIN_SIMGRID_CFG, the scenario's, --cfg), checked before anything runs.
+  for (SweepSetting& setting : plan.settings)
+    if (!take_simgrid_options(*vm, setting.scenario)) return 2;
   const auto status = run_variant_processes(
       labels, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
