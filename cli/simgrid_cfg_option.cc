@@ -20,6 +20,10 @@ bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {
   if (vm.count("cfg"))
     for (const auto& option : vm["cfg"].as<std::vector<std::string>>())
       scenario.simulation.cfg.push_back(option);
+  // Every variant's run gets them too, after its own list.
+  if (vm.count("cfg"))
+    for (Scenario& run : scenario.variant_scenarios)
+      for (const auto& option : vm["cfg"].as<std::vector<std::string>>()) run.simulation.cfg.push_back(option);
   bool ok = true;
   for (std::size_t i = 0; i < scenario.simulation.cfg.size(); ++i) {
     const std::string& option = scenario.simulation.cfg[i];

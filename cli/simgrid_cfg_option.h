@@ -13,7 +13,7 @@ namespace pstwin::cli {
 /// Adds the repeatable "--cfg NAME:VALUE" to `desc`.
 void add_simgrid_cfg_option(boost::program_options::options_description& desc);
 
-/// Appends the --cfg values of `vm` to scenario.simulation.cfg (after the scenario's own, so a
+/// Appends the --cfg values of `vm` to scenario.simulation.cfg and to each variant's (after the scenario's own, so a
 /// flag wins: SimGrid keeps an option's last value), then asks SimGrid about each option
 /// (simgrid_option_refusal, in a child process; REQUIRES no SimGrid engine in this process).
 /// Prints every refusal to stderr, as "pstwin: --cfg=NAME:VALUE: <why>" for a flag and

@@ -46,6 +46,19 @@ int validate_command(const std::vector<std::string>& args) {
     for (const auto& option : scenario->simulation.cfg) std::cout << ' ' << option;
   }
   std::cout << "\n";
+  // Each --set as it landed: the pointer and the value the scenario now holds there.
+  if (vm->count("set"))
+    for (const std::string& set : (*vm)["set"].as<std::vector<std::string>>()) {
+      const std::string pointer = set.substr(0, set.find('='));
+      std::cout << "set: " << pointer << " = " << scenario->source.at(nlohmann::json::json_pointer(pointer)).dump()
+                << "\n";
+    }
+  // What each variant changes, when it is more than its consistency.
+  if (scenario->source.contains("variants"))
+    for (const auto& v : scenario->source["variants"])
+      if (v.contains("set"))
+        for (const auto& [pointer, value] : v["set"].items())
+          std::cout << "variant " << v["name"].get<std::string>() << ": " << pointer << " = " << value.dump() << "\n";
   for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";
   return 0;
