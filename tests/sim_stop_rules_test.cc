@@ -2,6 +2,8 @@
 // that meets them (compared with the same run without them), and epochs fix the data it sees.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,27 +56,34 @@ std::string simulate_in(const std::string& dir, const std::string& name, const j
 TEST(SimStopRules, StopAtTargetEndsAtTheFirstEvaluationAtOrPastTheTarget) {
   const std::string dir = fresh_dir();
   json s = bsp_toy(dir);
-  const std::vector<Row> full = rows_of(simulate(dir, s) + "/bsp");
-  ASSERT_GE(full.size(), 4u);
-  // A target the run reaches early: the metric of its third evaluation.
-  const double target = full[2].test_metric;
-  std::size_t first = 0;
-  while (full[first].test_metric < target) ++first;
-  ASSERT_LT(first + 1, full.size());
-
+  s["consistency"] = json::array({{{"mode", "bsp"}}, {{"mode", "asp"}}});
+  const std::string full_out = simulate(dir, s);
+  std::map<std::string, std::vector<Row>> full;
+  for (const char* v : {"bsp", "asp"}) {
+    full[v] = rows_of(full_out + "/" + v);
+    ASSERT_GE(full[v].size(), 4u) << v;
+  }
+  // A target both runs reach early: the lower metric of their third evaluations.
+  const double target = std::min(full["bsp"][2].test_metric, full["asp"][2].test_metric);
   s["training"]["target_metric"] = target;
   s["training"]["stop_at_target"] = true;
   const std::string out = simulate_in(dir, "stop", s);
-  const json summary = read_json(out + "/bsp/summary.json");
-  EXPECT_EQ(summary["stop_reason"], "target_metric") << summary.dump(2);
-  EXPECT_TRUE(summary["completed"].get<bool>());
-  EXPECT_EQ(summary["final_clock"].get<std::int64_t>(), full[first].clock);
-  EXPECT_DOUBLE_EQ(summary["final_test_metric"].get<double>(), full[first].test_metric);
-  EXPECT_DOUBLE_EQ(summary["time_to_target_s"].get<double>(), full[first].time_s);
-  EXPECT_LT(summary["sim_time_s"].get<double>(), full.back().time_s);
-  const std::vector<Row> stopped = rows_of(out + "/bsp");
-  EXPECT_EQ(stopped.size(), first + 1);
-  EXPECT_EQ(events_of(out + "/bsp", "stopped").size(), 1u);
+  for (const char* v : {"bsp", "asp"}) {
+    const std::vector<Row>& rows = full[v];
+    std::size_t first = 0;
+    while (rows[first].test_metric < target) ++first;
+    ASSERT_LT(first + 1, rows.size()) << v;
+    const json summary = read_json(out + "/" + v + "/summary.json");
+    EXPECT_EQ(summary["stop_reason"], "target_metric") << summary.dump(2);
+    EXPECT_TRUE(summary["completed"].get<bool>());
+    // The summary's result is that evaluation's: nothing evaluated after it.
+    EXPECT_EQ(summary["final_clock"].get<std::int64_t>(), rows[first].clock) << v;
+    EXPECT_DOUBLE_EQ(summary["final_test_metric"].get<double>(), rows[first].test_metric) << v;
+    EXPECT_DOUBLE_EQ(summary["time_to_target_s"].get<double>(), rows[first].time_s) << v;
+    EXPECT_LT(summary["sim_time_s"].get<double>(), rows.back().time_s) << v;
+    EXPECT_EQ(rows_of(out + "/" + v).size(), first + 1) << v;
+    EXPECT_EQ(events_of(out + "/" + v, "stopped").size(), 1u) << v;
+  }
 }
 
 TEST(SimStopRules, TimeBudgetEndsAtTheFirstEvaluationPastIt) {
