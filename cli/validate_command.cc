@@ -58,7 +58,8 @@ int validate_command(const std::vector<std::string>& args) {
     for (const auto& v : scenario->source["variants"])
       if (v.contains("set"))
         for (const auto& [pointer, value] : v["set"].items())
-          std::cout << "variant " << v["name"].get<std::string>() << ": " << pointer << " = " << value.dump() << "\n";
+          std::cout << "variant " << v["name"].get<std::string>() << ": " << pointer << " = "
+                    << (value.is_null() ? std::string("(removed)") : value.dump()) << "\n";
   for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";
   return 0;

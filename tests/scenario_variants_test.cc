@@ -26,7 +26,7 @@ json shorthand() {
     "data": {"format": "idx", "train": "/d/ti", "train_labels": "/d/tl", "test": "/d/si", "test_labels": "/d/sl"},
     "model": {"type": "mlp", "hidden": [16]},
     "training": {"iterations": 100, "batch_size": 32, "learning_rate": 0.003, "optimizer": "adam",
-                 "eval_every": 10, "target_metric": 0.8},
+                 "eval_every": 20, "target_metric": 0.8},
     "consistency": [{"mode": "bsp"}, {"mode": "asp"}, {"mode": "ssp", "staleness": 3}],
     "cluster": {"workers": 4, "servers": 2,
                 "worker": {"device": "v100", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
@@ -46,14 +46,15 @@ json with_variants() {
     {"name": "asp", "consistency": {"mode": "asp"}, "set": {"/training/learning_rate": 0.0004}},
     {"name": "ssp3", "consistency": {"mode": "ssp", "staleness": 3},
      "set": {"/training/learning_rate": 0.001, "/cluster/workers": 8}},
-    {"name": "no-failures", "set": {"/failures": []}}
+    {"name": "no-failures", "set": {"/failures": []}},
+    {"name": "no-ft", "set": {"/failures": [], "/fault_tolerance": null, "/training/eval_every": null}}
   ])");
   return d;
 }
 
 TEST(ScenarioVariants, EachVariantResolvesToTheBaseWithItsOverrides) {
   const Scenario s = parse_scenario(with_variants());
-  ASSERT_EQ(s.consistency.size(), 4u);
+  ASSERT_EQ(s.consistency.size(), 5u);
   EXPECT_EQ(s.consistency[1].name, "asp");
   EXPECT_EQ(s.consistency[1].config.mode, ConsistencyMode::kAsp);
   EXPECT_EQ(s.consistency[2].config.staleness, 3);
@@ -80,6 +81,14 @@ TEST(ScenarioVariants, EachVariantResolvesToTheBaseWithItsOverrides) {
   EXPECT_TRUE(baseline.failures.empty());
   EXPECT_TRUE(baseline.fault_tolerance.enabled);
   EXPECT_EQ(baseline.fault_tolerance.replication, 2u);
+  // Null removes a key: no fault tolerance at all, and eval_every back to its default.
+  const Scenario plain = scenario_for_variant(s, 4);
+  EXPECT_TRUE(plain.failures.empty());
+  EXPECT_FALSE(plain.fault_tolerance.enabled);
+  EXPECT_EQ(plain.fault_tolerance.replication, 1u);
+  EXPECT_EQ(scenario_for_variant(s, 3).training.eval_every, 20u);
+  EXPECT_EQ(plain.training.eval_every, 10u);
+  EXPECT_FALSE(plain.source.contains("fault_tolerance"));
 
   // Each resolved source is a scenario of its own that parses to the same run.
   const Scenario again = parse_scenario(asp.source);
@@ -153,6 +162,10 @@ TEST(ScenarioVariants, ErrorsNameThePointerInsideTheVariant) {
        "/variants/0/set/~1stragglers~15"},
       {"deep error under a set", [](json& d) { d["variants"][0]["set"] = {{"/stragglers", json::array({{{"type", "slow"}, {"workers", {0}}, {"factor", 0.5}}})}}; },
        "/variants/0/set/~1stragglers/0/factor"},
+      {"remove what is not there", [](json& d) { d["variants"][0]["set"] = {{"/simulation", nullptr}}; },
+       "/variants/0/set/~1simulation"},
+      {"remove a required key", [](json& d) { d["variants"][0]["set"] = {{"/training/batch_size", nullptr}}; },
+       "/variants/0/set/~1training~1batch_size"},
       {"key not a pointer", [](json& d) { d["variants"][0]["set"] = {{"training", 1}}; }, "/variants/0/set/training"},
       {"set the name", [](json& d) { d["variants"][0]["set"] = {{"/name", "x"}}; }, "/variants/0/set/~1name"},
       {"set the output", [](json& d) { d["variants"][0]["set"] = {{"/output/dir", "x"}}; },

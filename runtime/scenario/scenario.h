@@ -194,7 +194,8 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
 /// Validates `doc` strictly and returns the scenario. The runs to compare are either the
 /// "consistency" list (each entry a run of the base scenario; the shorthand) or "variants", each
 /// {"name", "consistency" (an object replacing the base's), "set" {"/json/pointer": value}}
-/// overriding the base (whose "consistency" is then one object, {"mode": "bsp"} when absent).
+/// overriding the base (whose "consistency" is then one object, {"mode": "bsp"} when absent);
+/// a null value removes the key (its default applies, or its optional section is off).
 /// Each variant is validated as a whole scenario; its errors name the pointer inside the variant
 /// ("/variants/2/set/~1training~1learning_rate", "/variants/0/consistency/mode"), or the variant
 /// ("/variants/1") naming the resolved scenario's pointer when the base and the overrides only
