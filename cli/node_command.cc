@@ -41,7 +41,7 @@ int node_command(const std::vector<std::string>& args) {
   desc.add_options()
       ("role", po::value<std::string>(), "scheduler, server or worker")
       ("scheduler", po::value<std::string>(), "the scheduler's endpoint, tcp://HOST:PORT")
-      ("variant", po::value<std::string>(), "which consistency variant (needed when the scenario has several)")
+      ("variant", po::value<std::string>(), "which variant (needed when the scenario has several)")
       ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
       ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
       ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
@@ -94,7 +94,7 @@ int node_command(const std::vector<std::string>& args) {
     }
   } else if (scenario->consistency.size() > 1) {
     std::cerr << "pstwin node: the scenario has " << scenario->consistency.size()
-              << " consistency variants; choose one with --variant\n";
+              << " variants; choose one with --variant\n";
     return 2;
   }
   // From here on the node runs the scenario its variant resolves to (the variant's overrides).
