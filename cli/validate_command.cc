@@ -49,9 +49,15 @@ int validate_command(const std::vector<std::string>& args) {
   // Each --set as it landed: the pointer and the value the scenario now holds there.
   if (vm->count("set"))
     for (const std::string& set : (*vm)["set"].as<std::vector<std::string>>()) {
-      const std::string pointer = set.substr(0, set.find('='));
-      std::cout << "set: " << pointer << " = " << scenario->source.at(nlohmann::json::json_pointer(pointer)).dump()
-                << "\n";
+      std::string pointer = set.substr(0, set.find('='));
+      // "/list/-" appended: the value is the list's last element now.
+      nlohmann::json::json_pointer at(pointer);
+      if (!at.empty() && at.back() == "-") {
+        at = at.parent_pointer();
+        at.push_back(std::to_string(scenario->source.at(at).size() - 1));
+        pointer = at.to_string();
+      }
+      std::cout << "set: " << pointer << " = " << scenario->source.at(at).dump() << "\n";
     }
   // What each variant changes, when it is more than its consistency.
   if (scenario->source.contains("variants"))

@@ -223,10 +223,12 @@ TEST(Cli, ValidatePrintsEachSetPointerWithItsValue) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
   const auto r = run_pstwin_stdout("validate " + dir + "/toy.json --set /cluster/workers=8 "
-                                   "--set /training/learning_rate=0.25 --set /stragglers/0/factor=3");
+                                   "--set /training/learning_rate=0.25 --set /stragglers/0/factor=3 "
+                                   "--set '/stragglers/-={\"type\": \"slow\", \"workers\": [1], \"factor\": 2}'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   for (const char* line : {"set: /cluster/workers = 8\n", "set: /training/learning_rate = 0.25\n",
-                           "set: /stragglers/0/factor = 3\n"})
+                           "set: /stragglers/0/factor = 3\n",
+                           "set: /stragglers/1 = {\"factor\":2,\"type\":\"slow\",\"workers\":[1]}\n"})
     EXPECT_NE(r.output.find(line), std::string::npos) << line << " in\n" << r.output;
 }
 
