@@ -25,4 +25,8 @@ int sweep_command(const std::vector<std::string>& args);
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 
+/// `pstwin --version`: pstwin's version and commit, and the versions of the SimGrid and ZeroMQ
+/// libraries it runs with and of the CUDA it was built with ("not built" without), on stdout.
+int version_command();
+
 }  // namespace pstwin::cli

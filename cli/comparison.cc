@@ -34,7 +34,7 @@ const std::vector<std::string>& comparison_columns() {
       "variant",          "mode",           "time_to_target_s", "final_test_metric",
       "final_test_loss",  "updates",        "staleness_mean",   "staleness_max",
       "sim_time_s",       "wall_time_s",    "time_lost_s",      "bytes_sent",
-      "params_sha256"};
+      "params_sha256",    "stop_reason"};
   return columns;
 }
 
@@ -67,7 +67,7 @@ void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>
       {"final_test_metric", metric_title}, {"updates", "updates"},
       {"staleness_mean", "staleness mean"}, {"staleness_max", "max"},
       {"sim_time_s", time_title},       {"wall_time_s", "wall (s)"},
-      {"time_lost_s", "time lost (s)"}};
+      {"time_lost_s", "time lost (s)"}, {"stop_reason", "stopped by"}};
   std::vector<std::vector<std::string>> cells;
   std::vector<std::string> header;
   for (const auto& [key, title] : shown) header.push_back(title);

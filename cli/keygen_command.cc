@@ -8,10 +8,17 @@
 namespace pstwin::cli {
 
 int keygen_command(const std::vector<std::string>& args) {
+  const char* usage =
+      "usage: pstwin keygen FILE\nWrites a new CURVE key pair for one job (mode 0600); "
+      "give it to every node with --key-file.\n";
+  // Asked for, the help is the output (stdout, status 0); otherwise it explains an error.
+  if (args.size() == 1 && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << usage;
+    return 0;
+  }
   if (args.size() != 1 || args[0].empty() || args[0][0] == '-') {
-    std::cerr << "usage: pstwin keygen FILE\nWrites a new CURVE key pair for one job (mode 0600); "
-                 "give it to every node with --key-file.\n";
-    return args.size() == 1 && (args[0] == "--help" || args[0] == "-h") ? 0 : 2;
+    std::cerr << usage;
+    return 2;
   }
   if (std::filesystem::exists(args[0])) {
     std::cerr << "pstwin keygen: " << args[0] << " exists; not overwriting a job's key\n";

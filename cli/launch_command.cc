@@ -2,6 +2,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -36,7 +37,7 @@ constexpr const char* kUsage =
     "usage: pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
     "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
-    "Runs every consistency variant of the scenario for real, one after another: the scheduler,\n"
+    "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
     "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
@@ -237,17 +238,21 @@ int launch_command(const std::vector<std::string>& args) {
   if (!vm) return code;
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
+  // Each variant runs the scenario it resolves to (its overrides applied): checks look at each.
+  auto runs = resolve_variants_or_report(*scenario, /*load_data=*/false);
+  if (!runs) return 2;
   const std::string transport = (*vm)["transport"].as<std::string>();
   if (transport != "zmq" && transport != "inproc") {
     std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
     return 2;
   }
-  if (!scenario->failures.empty()) {
+  for (const Scenario& run : runs->scenarios) {
+    if (run.failures.empty()) continue;
     // Failures are injected by killing and restarting local processes.
     std::string why;
     if (transport != "zmq") why = "needs --transport zmq (processes to kill)";
     else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
-    for (const auto& f : scenario->failures)
+    for (const auto& f : run.failures)
       if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
     if (!why.empty()) {
       std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
@@ -288,7 +293,9 @@ int launch_command(const std::vector<std::string>& args) {
         return 2;
       }
       s.hosts = read_hostfile((*vm)["hostfile"].as<std::string>());
-      const std::size_t roles = scenario->cluster.servers + scenario->cluster.workers;
+      std::size_t roles = 0;
+      for (const Scenario& run : runs->scenarios)
+        roles = std::max<std::size_t>(roles, run.cluster.servers + run.cluster.workers);
       if (total_slots(s.hosts) < roles) {
         std::cerr << "pstwin launch: the hostfile has " << total_slots(s.hosts) << " slots for "
                   << roles << " servers and workers; add hosts or slots\n";
@@ -315,18 +322,18 @@ int launch_command(const std::vector<std::string>& args) {
     s.device = *resolved;
     std::cerr << "launch: kernels on " << chosen << "\n";
   }
-  std::optional<PreparedTraining> prepared;
   if (transport == "inproc" || !s.resume.empty()) {
-    prepared = prepare_training_or_report(*scenario);
-    if (!prepared) return 2;
+    runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
+    if (!runs) return 2;
   }
   // A checkpoint that does not fit the job is bad input: said here, before any node starts.
-  for (const auto& variant : scenario->consistency) {
+  for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     if (s.resume.empty()) break;
+    const ConsistencyVariant& variant = runs->scenarios[i].consistency.front();
     std::vector<std::string> skipped;
     try {
       const auto point = load_resume_point(checkpoint_dir_of(s.resume, variant.name),
-                                           make_job_spec(*scenario, variant, *prepared), &skipped);
+                                           make_job_spec(runs->scenarios[i], variant, runs->prepared_for(i)), &skipped);
       for (const auto& why : skipped) std::cerr << "launch: " << why << "\n";
       std::cerr << "launch: " << variant.name << " resumes from clock " << point.clock << " of "
                 << checkpoint_dir_of(s.resume, variant.name) << "\n";
@@ -339,7 +346,9 @@ int launch_command(const std::vector<std::string>& args) {
   forward_termination_to_children();
   std::vector<std::string> names;
   std::vector<int> exit_codes;
-  for (const auto& variant : scenario->consistency) {
+  for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
+    const Scenario& run = runs->scenarios[i];
+    const ConsistencyVariant& variant = run.consistency.front();
     const std::string dir = out + "/" + variant.name;
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -348,15 +357,15 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
     std::cerr << "launch: " << variant.name << " (" << transport << ", "
-              << scenario->cluster.servers << " servers, " << scenario->cluster.workers
+              << run.cluster.servers << " servers, " << run.cluster.workers
               << " workers)\n";
     int status = 0;
     try {
       if (transport == "inproc")
-        net::run_inproc_job(*scenario, variant, *prepared, dir, s.stall_timeout_s, s.device,
+        net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
                             s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name));
       else
-        status = launch_processes(*scenario, variant, s, dir);
+        status = launch_processes(run, variant, s, dir);
     } catch (const std::exception& e) {
       std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
       status = 1;

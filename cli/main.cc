@@ -10,7 +10,7 @@ void usage(std::ostream& out) {
   out << "usage: pstwin <command> [options]\n\n"
          "commands:\n"
          "  simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
-         "           run every consistency variant of the scenario in SimGrid and compare them\n"
+         "           run every variant of the scenario in SimGrid and compare them\n"
          "  sweep SCENARIO.json --grid /ptr=v1,v2,... [--seeds N] [--jobs N] [--out DIR]\n"
          "           run the variants over a grid of settings (and seeds); one sweep.csv\n"
          "  launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE]\n"
@@ -21,7 +21,9 @@ void usage(std::ostream& out) {
          "  keygen FILE\n"
          "           write a new job key pair for nodes started by hand\n"
          "  validate SCENARIO.json [--set /ptr=value ...]\n"
-         "           check a scenario without running it\n\n"
+         "           check a scenario without running it\n"
+         "  --version\n"
+         "           pstwin's version and commit, and the SimGrid, ZeroMQ and CUDA versions\n\n"
          "Run 'pstwin <command> --help' for a command's options.\n";
 }
 }  // namespace
@@ -39,6 +41,7 @@ int main(int argc, char** argv) {
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);
+  if (command == "--version" || command == "version") return pstwin::cli::version_command();
   if (command == "--help" || command == "-h" || command == "help") {
     usage(std::cout);
     return 0;

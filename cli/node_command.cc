@@ -1,6 +1,7 @@
 // `pstwin node`: one role of a real job, in this process, over ZeroMQ.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -40,7 +41,7 @@ int node_command(const std::vector<std::string>& args) {
   desc.add_options()
       ("role", po::value<std::string>(), "scheduler, server or worker")
       ("scheduler", po::value<std::string>(), "the scheduler's endpoint, tcp://HOST:PORT")
-      ("variant", po::value<std::string>(), "which consistency variant (needed when the scenario has several)")
+      ("variant", po::value<std::string>(), "which variant (needed when the scenario has several)")
       ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
       ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
       ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
@@ -81,21 +82,24 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: --scheduler " << options.scheduler_endpoint << ": " << e.what() << "\n";
     return 2;
   }
-  const ConsistencyVariant* variant = &scenario->consistency.front();
+  std::size_t variant_index = 0;
   if (vm->count("variant")) {
     const auto name = (*vm)["variant"].as<std::string>();
-    variant = nullptr;
-    for (const auto& v : scenario->consistency)
-      if (v.name == name) variant = &v;
-    if (!variant) {
+    const auto& all = scenario->consistency;
+    variant_index = static_cast<std::size_t>(
+        std::find_if(all.begin(), all.end(), [&](const ConsistencyVariant& v) { return v.name == name; }) - all.begin());
+    if (variant_index == all.size()) {
       std::cerr << "pstwin node: the scenario has no variant '" << name << "'\n";
       return 2;
     }
   } else if (scenario->consistency.size() > 1) {
     std::cerr << "pstwin node: the scenario has " << scenario->consistency.size()
-              << " consistency variants; choose one with --variant\n";
+              << " variants; choose one with --variant\n";
     return 2;
   }
+  // From here on the node runs the scenario its variant resolves to (the variant's overrides).
+  *scenario = scenario_for_variant(*scenario, variant_index);
+  const ConsistencyVariant* variant = &scenario->consistency.front();
   const char* insecure_env = std::getenv("PSTWIN_INSECURE");
   const bool insecure = (*vm)["insecure"].as<bool>() ||
                         (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");

@@ -1,5 +1,6 @@
 #include "cli/scenario_options.h"
 
+#include <algorithm>
 #include <cctype>
 #include <iostream>
 
@@ -87,6 +88,32 @@ std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scena
     std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
   }
   return std::nullopt;
+}
+
+std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, bool load_data) {
+  VariantRuns runs;
+  for (std::size_t i = 0; i < scenario.consistency.size(); ++i) {
+    runs.scenarios.push_back(scenario_for_variant(scenario, i));
+    if (!load_data) continue;
+    const Scenario& run = runs.scenarios.back();
+    // The first variant that uses preparation j.
+    auto owner = [&](std::size_t j) {
+      return static_cast<std::size_t>(std::find(runs.prepared_index.begin(), runs.prepared_index.end(), j) -
+                                      runs.prepared_index.begin());
+    };
+    std::size_t j = 0;
+    while (j < runs.prepared.size() && !same_preparation(run, runs.scenarios[owner(j)])) ++j;
+    if (j == runs.prepared.size()) {
+      auto prepared = prepare_training_or_report(run);
+      if (!prepared) {
+        std::cerr << "pstwin: (in variant " << run.consistency.front().name << ")\n";
+        return std::nullopt;
+      }
+      runs.prepared.push_back(std::move(*prepared));
+    }
+    runs.prepared_index.push_back(j);
+  }
+  return runs;
 }
 
 }  // namespace pstwin::cli

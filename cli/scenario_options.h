@@ -40,4 +40,19 @@ std::string data_error_line(const Scenario& scenario, const DataError& e);
 /// to stderr and returning nullopt on bad input.
 std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario);
 
+/// The runs of a scenario: each variant's own scenario (scenario_for_variant) and, when asked
+/// for, its prepared data, read once for the variants that share data, model, seed and workers.
+struct VariantRuns {
+  std::vector<Scenario> scenarios;          ///< by variant, as scenario.consistency
+  std::vector<PreparedTraining> prepared;   ///< distinct preparations; empty unless loaded
+  std::vector<std::size_t> prepared_index;  ///< by variant: its entry of `prepared`
+  /// The prepared data of variant `i`; REQUIRES it was loaded.
+  const PreparedTraining& prepared_for(std::size_t i) const { return prepared.at(prepared_index.at(i)); }
+};
+
+/// Resolves every variant of `scenario` and, with `load_data`, prepares their data
+/// (prepare_training_or_report). Prints what is wrong, naming the variant, and returns nullopt
+/// on bad input.
+std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, bool load_data);
+
 }  // namespace pstwin::cli

@@ -47,6 +47,13 @@ bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {
     else
       std::cerr << "pstwin: --cfg=" << all[i] << ": " << why << "\n";
   }
+  // Every variant's run gets the variable's and the flags' around its own list.
+  for (Scenario& run : scenario.variant_scenarios) {
+    std::vector<std::string> own = std::move(run.simulation.cfg);
+    run.simulation.cfg.assign(all.begin(), all.begin() + static_cast<long>(from_env));
+    run.simulation.cfg.insert(run.simulation.cfg.end(), own.begin(), own.end());
+    run.simulation.cfg.insert(run.simulation.cfg.end(), all.begin() + static_cast<long>(from_scenario), all.end());
+  }
   scenario.simulation.cfg = std::move(all);
   return ok;
 }

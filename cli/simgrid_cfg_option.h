@@ -23,7 +23,8 @@ std::vector<std::string> simgrid_options_from_env();
 
 /// Makes scenario.simulation.cfg the one list of SimGrid options the engine gets, in the order
 /// SimGrid applies them (a later value of an option wins): PSTWIN_SIMGRID_CFG's, the scenario's
-/// own, then the --cfg values of `vm`. Asks SimGrid about each (simgrid_option_refusal, in a child
+/// own, then the --cfg values of `vm`; each of scenario.variant_scenarios gets the variable's
+/// before its own list and the flags' after it. Asks SimGrid about each of the base's (simgrid_option_refusal, in a child
 /// process; REQUIRES no SimGrid engine in this process). Prints every refusal to stderr, as
 /// "pstwin: PSTWIN_SIMGRID_CFG: NAME:VALUE: <why>", "pstwin: invalid scenario FILE:
 /// /simulation/cfg/<i>: <why>" or "pstwin: --cfg=NAME:VALUE: <why>", and returns false (exit

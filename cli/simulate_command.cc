@@ -22,7 +22,7 @@ namespace {
 constexpr const char* kUsage =
     "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
     "                       [--device auto|cpu|cuda] [--cfg NAME:VALUE ...]\n"
-    "Runs each consistency variant of the scenario in SimGrid (one child process each) and\n"
+    "Runs each variant of the scenario in SimGrid (one child process each) and\n"
     "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
     "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.\n"
     "--cfg gives SimGrid's engine one of its own options, as any SimGrid program takes them,\n"
@@ -78,10 +78,9 @@ int simulate_command(const std::vector<std::string>& args) {
     std::cerr << "\n";
   }
 
-  // Data is read once here; the children share it copy-on-write after fork.
-  auto prepared_or = prepare_training_or_report(*scenario);
-  if (!prepared_or) return 2;
-  const PreparedTraining& prepared = *prepared_or;
+  // Data is read once here per distinct data set; the children share it copy-on-write after fork.
+  const auto runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
+  if (!runs) return 2;
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
   if (ec) {
@@ -95,7 +94,8 @@ int simulate_command(const std::vector<std::string>& args) {
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
         try {
-          simulate_variant(*scenario, scenario->consistency[i], prepared, out + "/" + names[i],
+          const Scenario& run = runs->scenarios[i];
+          simulate_variant(run, run.consistency.front(), runs->prepared_for(i), out + "/" + names[i],
                            report, *device);
         } catch (const SimGridOptionError& e) {  // checked above already; bad input all the same
           std::cerr << "\npstwin: variant " << names[i] << ": " << e.what() << "\n";

@@ -46,6 +46,26 @@ int validate_command(const std::vector<std::string>& args) {
     for (const auto& option : scenario->simulation.cfg) std::cout << ' ' << option;
   }
   std::cout << "\n";
+  // Each --set as it landed: the pointer and the value the scenario now holds there.
+  if (vm->count("set"))
+    for (const std::string& set : (*vm)["set"].as<std::vector<std::string>>()) {
+      std::string pointer = set.substr(0, set.find('='));
+      // "/list/-" appended: the value is the list's last element now.
+      nlohmann::json::json_pointer at(pointer);
+      if (!at.empty() && at.back() == "-") {
+        at = at.parent_pointer();
+        at.push_back(std::to_string(scenario->source.at(at).size() - 1));
+        pointer = at.to_string();
+      }
+      std::cout << "set: " << pointer << " = " << scenario->source.at(at).dump() << "\n";
+    }
+  // What each variant changes, when it is more than its consistency.
+  if (scenario->source.contains("variants"))
+    for (const auto& v : scenario->source["variants"])
+      if (v.contains("set"))
+        for (const auto& [pointer, value] : v["set"].items())
+          std::cout << "variant " << v["name"].get<std::string>() << ": " << pointer << " = "
+                    << (value.is_null() ? std::string("(removed)") : value.dump()) << "\n";
   for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";
   return 0;

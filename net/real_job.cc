@@ -82,6 +82,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
 
   RunFacts facts;
   facts.environment = "inproc";
+  facts.iterations = spec.iterations;
   facts.time_s = facts.wall_time_s = seconds_since(start);
   facts.bytes_sent = network.bytes_sent();
   facts.messages_sent = network.messages_sent();
@@ -117,6 +118,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
         << nlohmann::json(env.address_book()).dump(2) << "\n";
     RunFacts facts;
     facts.environment = "zmq";
+    facts.iterations = spec.iterations;
     auto kernels = make_backend(options.device, nullptr);
     Scheduler scheduler(env, spec, *kernels);
     try {

@@ -96,6 +96,14 @@ PreparedTraining prepare_training(const Scenario& scenario) {
   return p;
 }
 
+bool same_preparation(const Scenario& a, const Scenario& b) {
+  auto section = [](const Scenario& s, const char* key) {
+    return s.source.is_object() ? s.source.value(key, nlohmann::json()) : nlohmann::json();
+  };
+  return a.seed == b.seed && a.cluster.workers == b.cluster.workers &&
+         section(a, "data") == section(b, "data") && section(a, "model") == section(b, "model");
+}
+
 MetricGoal metric_goal(const PreparedTraining& prepared) {
   if (!prepared.model) return MetricGoal{"", true};
   return MetricGoal{prepared.model->metric_name(), prepared.model->higher_is_better()};
@@ -106,7 +114,7 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
   JobSpec spec;
   spec.layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
   spec.consistency = variant.config;
-  spec.iterations = scenario.training.iterations;
+  spec.iterations = iterations_per_worker(scenario, prepared.train ? prepared.train->rows : 0);
   spec.batch_size = scenario.training.batch_size;
   spec.learning_rate = scenario.training.learning_rate;
   spec.optimizer = OptimizerSpec{.kind = scenario.training.optimizer,
@@ -115,6 +123,9 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
                                  .epsilon = scenario.training.epsilon};
   spec.momentum = scenario.training.momentum;
   spec.eval_every = scenario.training.eval_every;
+  if (scenario.training.stop_at_target) spec.stop_at_metric = scenario.training.target_metric;
+  spec.higher_is_better = metric_goal(prepared).higher_is_better;
+  spec.time_budget_s = scenario.training.time_budget_s;
   const FaultToleranceSection& ft = scenario.fault_tolerance;
   spec.fault = FaultConfig{.enabled = ft.enabled,
                            .replication = ft.replication,

@@ -29,6 +29,10 @@ struct PreparedTraining {
 /// /cluster/workers when there are fewer training rows than workers.
 PreparedTraining prepare_training(const Scenario& scenario);
 
+/// Whether prepare_training gives the same result for `a` and `b` (same data and model sections,
+/// seed and number of workers), so that variants may share one preparation.
+bool same_preparation(const Scenario& a, const Scenario& b);
+
 /// The test metric of the prepared model (Model::metric_name, higher_is_better), for RunRecorder;
 /// an empty name for the synthetic model, which has none.
 MetricGoal metric_goal(const PreparedTraining& prepared);

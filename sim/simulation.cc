@@ -140,6 +140,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
     unfinished += finished[n] || (states.failed_once[n] && n != JobLayout::scheduler()) ? 0 : 1;
   RunFacts facts;
   facts.environment = "simulated";
+  facts.iterations = spec.iterations;
   facts.time_s = sim_time;
   facts.wall_time_s = wall;
   facts.bytes_sent = world.bytes_sent;

@@ -112,7 +112,7 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "variant,mode,time_to_target_s,final_test_metric,final_test_loss,updates,"
             "staleness_mean,staleness_max,sim_time_s,wall_time_s,time_lost_s,bytes_sent,params_sha256,"
-            "status");
+            "stop_reason,status");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 4);
   EXPECT_NE(r.output.find("progress:"), std::string::npos) << "no progress line on stderr";
 }
@@ -193,6 +193,66 @@ TEST(Cli, KeygenWritesAPrivateKeyFileAndNeverOverwrites) {
   const auto again = run_pstwin("keygen " + dir + "/job.key");
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_EQ(read_file(dir + "/job.key"), text);
+}
+
+/// Runs `pstwin ARGS` with stderr discarded: its exit status and what it wrote on stdout alone.
+CommandResult run_pstwin_stdout(const std::string& args) {
+  return run_pstwin(args + " 2>/dev/null; exit $?");
+}
+
+TEST(Cli, VersionSaysPstwinCommitAndLibraries) {
+  const auto r = run_pstwin_stdout("--version");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("pstwin 0.1.0 (commit ", 0), 0u) << r.output;
+  for (const char* line : {"\nSimGrid 3.", "\nZeroMQ 4.", "\nCUDA "})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << " in\n" << r.output;
+}
+
+TEST(Cli, EveryCommandsHelpGoesToStdoutWithStatus0) {
+  for (const char* command : {"simulate", "launch", "node", "keygen", "validate"}) {
+    const auto r = run_pstwin_stdout(std::string(command) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(std::string("usage: pstwin ") + command), std::string::npos)
+        << command << ": no usage on stdout:\n" << r.output;
+  }
+  const auto r = run_pstwin_stdout("--help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("--version"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ValidatePrintsEachSetPointerWithItsValue) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin_stdout("validate " + dir + "/toy.json --set /cluster/workers=8 "
+                                   "--set /training/learning_rate=0.25 --set /stragglers/0/factor=3 "
+                                   "--set '/stragglers/-={\"type\": \"slow\", \"workers\": [1], \"factor\": 2}'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (const char* line : {"set: /cluster/workers = 8\n", "set: /training/learning_rate = 0.25\n",
+                           "set: /stragglers/0/factor = 3\n",
+                           "set: /stragglers/1 = {\"factor\":2,\"type\":\"slow\",\"workers\":[1]}\n"})
+    EXPECT_NE(r.output.find(line), std::string::npos) << line << " in\n" << r.output;
+}
+
+TEST(Cli, VariantsRunWithTheirOwnOverrides) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s.erase("consistency");
+  s["variants"] = nlohmann::json::parse(R"([
+    {"name": "bsp"},
+    {"name": "asp-slow", "consistency": {"mode": "asp"}, "set": {"/training/learning_rate": 0.05}}])");
+  write_json(dir + "/v.json", s);
+  const auto r = run_pstwin("simulate " + dir + "/v.json --quiet --out " + dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto asp = read_json(dir + "/out/asp-slow/summary.json");
+  EXPECT_EQ(asp["mode"], "asp");
+  EXPECT_DOUBLE_EQ(asp["config"]["training"]["learning_rate"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(read_json(dir + "/out/bsp/summary.json")["config"]["training"]["learning_rate"].get<double>(), 0.5);
+  // A bad override is bad input naming the pointer inside the variant.
+  s["variants"][1]["set"]["/training/learnin_rate"] = 0.1;
+  write_json(dir + "/bad.json", s);
+  const auto bad = run_pstwin("validate " + dir + "/bad.json");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.output.find("/variants/1/set/~1training~1learnin_rate: unknown key"), std::string::npos) << bad.output;
 }
 
 }  // namespace

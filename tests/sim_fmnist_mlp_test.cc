@@ -17,7 +17,7 @@ TEST(FmnistMlp, BspReachesTestAccuracyOfAtLeast086) {
   // The shipped scenario as is, BSP only (the variant the goal is about; ASP and SSP would
   // triple the run time).
   const auto r = run_pstwin("simulate " PSTWIN_SOURCE_DIR "/scenarios/fmnist-mlp.json --quiet --out " +
-                            dir + " --set '/consistency=[{\"mode\": \"bsp\"}]'");
+                            dir + " --set '/variants=[{\"name\": \"bsp\"}]'");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   const auto bsp = read_json(dir + "/bsp/summary.json");
   EXPECT_TRUE(bsp["completed"].get<bool>());

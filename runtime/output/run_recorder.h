@@ -50,6 +50,9 @@ class RunRecorder : public MetricsSink {
   const std::string& params_sha256() const { return sha256_; }
   bool diverged() const { return diverged_; }
   const std::string& reason() const { return reason_; }
+  /// The stopping rule that ended the run early ("why" of its "stopped" event: "target_metric",
+  /// "time_budget"), empty when none did.
+  const std::string& stop_rule() const { return stop_rule_; }
   /// The events written so far that time_lost_to_failures reads (is_failure_accounting_event),
   /// as events.jsonl holds them, in the order they arrived.
   const std::vector<nlohmann::json>& failure_events() const { return failure_events_; }
@@ -76,6 +79,7 @@ class RunRecorder : public MetricsSink {
   bool diverged_ = false;
   std::string sha256_;
   std::string reason_;
+  std::string stop_rule_;
   std::vector<nlohmann::json> failure_events_;
 };
 

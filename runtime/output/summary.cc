@@ -27,11 +27,17 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["environment"] = facts.environment;
   s["workers"] = scenario.cluster.workers;
   s["servers"] = scenario.cluster.servers;
-  s["iterations"] = scenario.training.iterations;
+  s["iterations"] = facts.iterations ? facts.iterations : scenario.training.iterations;
+  if (scenario.training.epochs) s["epochs"] = *scenario.training.epochs;
   s["completed"] = completed;
   s["diverged"] = recorder.diverged();
   s["reason"] = completed ? recorder.reason()
                           : (facts.failure.empty() ? "the job did not finish" : facts.failure);
+  s["stop_reason"] = !completed            ? "failed"
+                     : recorder.diverged() ? "diverged"
+                     : !recorder.stop_rule().empty()
+                         ? recorder.stop_rule()
+                         : (scenario.training.epochs ? "epochs" : "iterations");
   const auto& rows = recorder.rows();
   auto last_finite = [&](double EvalRow::*field) -> std::optional<double> {
     if (rows.empty() || !std::isfinite(rows.back().*field)) return std::nullopt;

@@ -18,6 +18,7 @@ struct RunFacts {
   double wall_time_s = 0.0;        ///< wall seconds the run took on this machine
   std::uint64_t bytes_sent = 0;    ///< encoded bytes of every message
   std::uint64_t messages_sent = 0;
+  std::uint64_t iterations = 0;    ///< clocks per worker the job was given (JobSpec::iterations)
   bool roles_finished = false;     ///< every role returned normally
   std::string failure;             ///< why not, when roles_finished is false
 };
@@ -26,7 +27,9 @@ struct RunFacts {
 /// metric (the recorder's MetricGoal name, null when empty), final_test_metric, time_to_target_s,
 /// sim_time_s, wall_time_s, failures and time_lost_s (set_failure_fields over the recorder's
 /// failure_events, the run ending at facts.time_s), updates, bytes_sent, params_sha256,
-/// staleness figures, completed, diverged, reason, config, ...).
+/// staleness figures, completed, diverged, reason, stop_reason, config, ...). stop_reason is
+/// "target_metric" or "time_budget" (a stopping rule), "iterations" or "epochs" (ran them all),
+/// "diverged", or "failed" (not completed).
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 

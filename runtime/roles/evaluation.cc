@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
 
 #include <openssl/evp.h>
@@ -105,6 +106,26 @@ std::string params_sha256(const std::vector<float>& params) {
     hex += buf;
   }
   return hex;
+}
+
+StopDecision stop_rule_met(const JobSpec& spec, const EvalRow& row) {
+  StopDecision d;
+  std::ostringstream why;
+  why.precision(6);
+  const bool target_met = spec.stop_at_metric && std::isfinite(row.test_metric) &&
+                          (spec.higher_is_better ? row.test_metric >= *spec.stop_at_metric
+                                                 : row.test_metric <= *spec.stop_at_metric);
+  if (target_met) {
+    d.rule = "target_metric";
+    why << "stopped at the first evaluation at or past the target: test metric " << row.test_metric
+        << " (target " << *spec.stop_at_metric << ") at clock " << row.clock;
+  } else if (spec.time_budget_s && row.time_s >= *spec.time_budget_s) {
+    d.rule = "time_budget";
+    why << "stopped at the first evaluation past the time budget of " << *spec.time_budget_s
+        << " s: clock " << row.clock << " at " << row.time_s << " s";
+  }
+  d.reason = why.str();
+  return d;
 }
 
 }  // namespace pstwin

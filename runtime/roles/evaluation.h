@@ -87,6 +87,17 @@ std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernel
                                       std::int64_t clock, const std::vector<float>& params,
                                       double time_s);
 
+/// A stopping rule met by an evaluation: which one, and a sentence for the summary's reason.
+struct StopDecision {
+  std::string rule;    ///< "target_metric", "time_budget", or empty: keep going
+  std::string reason;  ///< e.g. "stopped at the first evaluation at or past the target: ..."
+};
+
+/// Whether evaluation `row` ends the job under `spec`'s stopping rules: its test metric at or
+/// past spec.stop_at_metric (>= when spec.higher_is_better, else <=; a NaN metric never is), then
+/// its time_s at or past spec.time_budget_s. Throws nothing.
+StopDecision stop_rule_met(const JobSpec& spec, const EvalRow& row);
+
 /// Passes snapshot `m`'s staleness histogram (keys = staleness values, lengths = counts) to
 /// `metrics`, and range 0's total as the job's count of applied updates (every range applies
 /// every gradient). Throws ProtocolError when keys and lengths differ in number.

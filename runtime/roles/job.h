@@ -54,6 +54,13 @@ struct JobSpec {
   OptimizerSpec optimizer;           ///< kind ("sgd", "momentum", "adagrad", "adam"), betas, epsilon
   double momentum = 0.0;
   std::uint64_t eval_every = 0;      ///< global clocks between evaluations
+  /// Stopping rules, checked by the scheduler at each evaluation (training.stop_at_target,
+  /// training.time_budget): the job stops at the first evaluation whose test metric reaches
+  /// `stop_at_metric` (>= when higher_is_better, else <=), or whose time (Env::now seconds) is
+  /// at or past `time_budget_s`.
+  std::optional<double> stop_at_metric;
+  bool higher_is_better = true;
+  std::optional<double> time_budget_s;
   double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
   FaultConfig fault;
   /// Set when the job resumes from a checkpoint (pstwin launch --resume): the scheduler starts

@@ -149,6 +149,7 @@ void Scheduler::handle_abort(const Message& m) {
 void Scheduler::handle_snapshot(const Message& m) {
   const std::int64_t clock = m.header.clock;
   if (clock <= last_eval_clock_) return;  // a promoted primary's repeat of an evaluated clock
+  if (!stop_rule_.empty()) return;        // stopped by a rule: that evaluation was the last
   std::optional<RangeAssembly> done = snapshots_.add(m);
   if (!done || evaluate(clock, done->params(), done->time_s())) return;
   diverged_ = true;
@@ -176,6 +177,12 @@ void Scheduler::handle_checkpoint_done(const Message& m) {
 }
 
 void Scheduler::finish() {
+  if (!stop_rule_.empty()) {
+    // The evaluation that met the rule is the run's result: its parameters, not the ones the
+    // servers reached while the stop was on its way.
+    env_.metrics().finish(stopped_params_sha256_, false, reason_);
+    return;
+  }
   const std::int64_t clock = finals_.clock();
   if (!diverged_ && clock != last_eval_clock_ &&
       !evaluate(clock, finals_.params(), finals_.time_s())) {
@@ -189,8 +196,26 @@ void Scheduler::finish() {
 bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, double time_s) {
   last_eval_clock_ = clock;
   const std::optional<EvalRow> row = evaluate_model(spec_, kernels_, clock, params, time_s);
-  if (row) env_.metrics().eval(*row);
+  if (row) {
+    env_.metrics().eval(*row);
+    apply_stop_rules(*row, params);
+  }
   return row.has_value();
+}
+
+void Scheduler::apply_stop_rules(const EvalRow& row, const std::vector<float>& params) {
+  if (stopping_) return;
+  const StopDecision stop = stop_rule_met(spec_, row);
+  if (stop.rule.empty()) return;
+  stop_rule_ = stop.rule;
+  reason_ = stop.reason;
+  stopped_params_sha256_ = params_sha256(params);
+  env_.metrics().event(env_.now(), "stopped",
+                       {{"why", stop_rule_}, {"clock", row.clock}, {"test_metric", row.test_metric}});
+  // As an abort, but not a failure: servers send their final snapshots at once, workers stop.
+  snapshots_.clear();
+  stop_servers(StopMode::kNow);
+  stop_workers();
 }
 
 void Scheduler::absorb_traffic_report(const Message& m) {

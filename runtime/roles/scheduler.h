@@ -61,6 +61,10 @@ class Scheduler {
   void finish();
   /// Evaluates `params` at global clock `clock` and records the row; false if it diverged.
   bool evaluate(std::int64_t clock, const std::vector<float>& params, double time_s);
+  /// Stops the job cleanly after evaluation `row` (of `params`) when a stopping rule of the spec
+  /// holds (stop_at_metric, time_budget_s): records why ("stopped" event, reason), keeps the
+  /// parameters' hash, and tells servers and workers to stop now.
+  void apply_stop_rules(const EvalRow& row, const std::vector<float>& params);
   /// Adds a node's traffic report (data {"bytes_sent": N} on kWorkerDone and final snapshots).
   void absorb_traffic_report(const Message& m);
   /// Every worker sent kWorkerDone, was told to stop, or is dead.
@@ -119,6 +123,8 @@ class Scheduler {
   std::map<std::int64_t, std::vector<bool>> checkpoint_ranges_;  // clock -> ranges stored
   bool diverged_ = false;
   std::string reason_;
+  std::string stop_rule_;              // "target_metric" or "time_budget" once a rule stopped the job
+  std::string stopped_params_sha256_;  // the hash of the evaluation that stopped it
 };
 
 }  // namespace pstwin

@@ -1,7 +1,9 @@
 // parse_scenario (the top level, in dependency order) and load_scenario (file, JSON, overrides).
 #include "runtime/scenario/scenario.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -11,8 +13,9 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
-#include "runtime/scenario/strict_json.h"
 #include "runtime/scenario/simulation_section.h"
+#include "runtime/scenario/strict_json.h"
+#include "runtime/scenario/variant_overrides.h"
 
 namespace pstwin {
 
@@ -31,13 +34,6 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
                         "bad override \"" + text + "\": expected /json/pointer=value");
   const std::string pointer_text = text.substr(0, eq);
   const std::string value_text = text.substr(eq + 1);
-
-  nlohmann::json::json_pointer pointer;
-  try {
-    pointer = nlohmann::json::json_pointer(pointer_text);
-  } catch (const nlohmann::json::exception& e) {
-    throw ScenarioError(pointer_text, "bad override pointer: " + std::string(e.what()));
-  }
   // Strict as a file is: a repeated key or a number out of range is an error at its pointer.
   nlohmann::json value;
   try {
@@ -51,40 +47,45 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
       throw ScenarioError(pointer_text, "the value is not valid UTF-8, as JSON text must be: " + std::string(e.what()));
     }
   }
-
-  const std::string parent_text = pointer.parent_pointer().to_string();
-  const std::string key = pointer.back();
-  if (!doc.contains(pointer.parent_pointer()))
-    throw ScenarioError(pointer_text, "cannot set: the parent " + (parent_text.empty() ? "/" : parent_text) +
-                                          " does not exist");
-  nlohmann::json& parent = doc[pointer.parent_pointer()];
-  if (parent.is_object()) {
-    parent[key] = std::move(value);
-  } else if (parent.is_array()) {
-    // Replace an element, or append with "-" (RFC 6901's past-the-end index) or the size.
-    std::size_t index = parent.size();
-    if (key != "-") {
-      std::size_t used = 0;
-      try {
-        index = std::stoul(key, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (used != key.size() || index > parent.size())
-        throw ScenarioError(pointer_text, "cannot set: \"" + key + "\" is not an index in 0.." +
-                                              std::to_string(parent.size()) + " of the array");
-    }
-    if (index == parent.size()) parent.push_back(std::move(value));
-    else parent[index] = std::move(value);
-  } else {
-    throw ScenarioError(pointer_text, "cannot set: the parent " + parent_text + " is " + describe(parent) +
-                                          ", not an object or array");
-  }
+  set_json_pointer(doc, pointer_text, std::move(value));
 }
 
 }  // namespace
 
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
+  if (doc.is_object() && doc.contains("variants")) return parse_variants(doc, base_dir);
+  Scenario s = parse_one_scenario(doc, base_dir);
+  // The shorthand: each entry of "consistency" is a run of the base scenario as it stands.
+  for (const ConsistencyVariant& v : s.consistency) {
+    Scenario run = s;
+    run.consistency = {v};
+    s.variant_scenarios.push_back(std::move(run));
+  }
+  return s;
+}
+
+Scenario scenario_for_variant(const Scenario& s, std::size_t i) {
+  if (i < s.variant_scenarios.size()) return s.variant_scenarios[i];
+  Scenario run = s;
+  run.consistency = {s.consistency.at(i)};
+  return run;
+}
+
+std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows) {
+  if (!s.training.epochs) return s.training.iterations;
+  // Rounded up: every worker runs the same number of clocks, and no run sees less data than
+  // asked for; at most workers * batch_size - 1 examples more.
+  const long double examples = static_cast<long double>(*s.training.epochs) * static_cast<long double>(train_rows);
+  const long double per_clock =
+      static_cast<long double>(s.cluster.workers) * static_cast<long double>(s.training.batch_size);
+  const long double clocks = std::ceil(examples / per_clock);
+  if (clocks > 1e9L)
+    throw ScenarioError("/training/epochs", format_number(*s.training.epochs) + " epochs of " +
+                                                std::to_string(train_rows) + " rows are over a billion iterations per worker");
+  return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(clocks));
+}
+
+Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
                  {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
                   "fault_tolerance", "failures", "output", "simulation"});

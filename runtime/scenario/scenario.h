@@ -31,7 +31,12 @@ struct DataSection {
 
 /// "training".
 struct TrainingSection {
-  std::uint64_t iterations = 0;   ///< clocks per worker
+  /// Clocks per worker. With `epochs` it is 0 here, and iterations_per_worker gives the number
+  /// once the data is read.
+  std::uint64_t iterations = 0;
+  /// "epochs": passes over the training set in all, instead of "iterations" (exactly one of them
+  /// is given): a fixed amount of data whatever the number of workers (iterations_per_worker).
+  std::optional<double> epochs;
   std::uint64_t batch_size = 0;   ///< examples per worker per iteration
   double learning_rate = 0.0;
   std::string optimizer = "sgd";  ///< "sgd", "momentum", "adagrad" or "adam" (server-side)
@@ -41,6 +46,12 @@ struct TrainingSection {
   double epsilon = 1e-8;          ///< adagrad and adam, > 0
   std::uint64_t eval_every = 10;  ///< evaluate each time the global clock passes a multiple
   std::optional<double> target_metric;  ///< for time-to-target
+  /// "stop_at_target": end the run at the first evaluation at or past target_metric (which it
+  /// needs); the summary's stop_reason says "target_metric".
+  bool stop_at_target = false;
+  /// "time_budget" (a duration): end the run at the first evaluation at or past this many
+  /// seconds of its clock: simulated seconds under simulate, wall seconds under launch and node.
+  std::optional<double> time_budget_s;
   /// Where the roles of a real run (launch, node) compute: "cpu", "cuda" (a GPU, else the run
   /// fails with exit status 2 naming why) or "auto" (the GPU when one is usable, else the CPU).
   /// --device overrides it. simulate ignores it: simulated time comes from the cluster's device
@@ -48,7 +59,7 @@ struct TrainingSection {
   std::string device = "cpu";
 };
 
-/// One entry of "consistency": a run of its own.
+/// One run of the comparison: an entry of the "consistency" shorthand, or of "variants".
 struct ConsistencyVariant {
   std::string name;  ///< unique; default "bsp", "asp", "ssp3", ...; used as the output folder
   ConsistencyConfig config;
@@ -158,10 +169,37 @@ struct Scenario {
   std::vector<FailureSpec> failures;
   OutputSection output;
   SimulationSection simulation;  ///< "simulation": read by simulate only
-  nlohmann::json source;  ///< the JSON it was parsed from, after --set overrides
+  /// The JSON it was parsed from, after --set overrides. For a variant's own scenario
+  /// (scenario_for_variant) of "variants": the standalone scenario the variant resolves to.
+  nlohmann::json source;
+  /// Variant i (consistency[i]) as a scenario of its own, fully validated, whose `consistency`
+  /// holds that variant alone. Empty inside those. Read it through scenario_for_variant.
+  std::vector<Scenario> variant_scenarios;
 };
 
-/// Validates `doc` strictly and returns the scenario. Throws ScenarioError naming the JSON
+/// The scenario that variant `i` (s.consistency[i]) runs: the base with the variant's overrides,
+/// validated when `s` was parsed; its `consistency` holds that variant alone. For the
+/// "consistency" shorthand that is the base scenario itself with one consistency entry. A
+/// scenario built by hand (no variant_scenarios) gives a copy of `s` with consistency[i] alone.
+/// Throws std::out_of_range when i >= s.consistency.size().
+Scenario scenario_for_variant(const Scenario& s, std::size_t i);
+
+/// Clocks each worker runs: training.iterations, or with training.epochs,
+/// ceil(epochs * train_rows / (workers * batch_size)), so every run of a scenario sees
+/// epochs * train_rows examples or up to workers * batch_size - 1 more, whatever its workers.
+/// REQUIRES train_rows > 0 when epochs is given. Throws ScenarioError at /training/epochs when the
+/// result exceeds a billion iterations.
+std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows);
+
+/// Validates `doc` strictly and returns the scenario. The runs to compare are either the
+/// "consistency" list (each entry a run of the base scenario; the shorthand) or "variants", each
+/// {"name", "consistency" (an object replacing the base's), "set" {"/json/pointer": value}}
+/// overriding the base (whose "consistency" is then one object, {"mode": "bsp"} when absent);
+/// a null value removes the key (its default applies, or its optional section is off).
+/// Each variant is validated as a whole scenario; its errors name the pointer inside the variant
+/// ("/variants/2/set/~1training~1learning_rate", "/variants/0/consistency/mode"), or the variant
+/// ("/variants/1") naming the resolved scenario's pointer when the base and the overrides only
+/// clash together. Throws ScenarioError naming the JSON
 /// pointer and what was expected for an unknown key, a missing required key, a wrong type or an
 /// impossible value (e.g. zero workers, staleness < 0, a probability outside [0, 1], an unknown
 /// device preset, a unit it cannot parse, backup_workers >= workers, replication > servers, a

@@ -158,10 +158,20 @@ ModelSection parse_model(const json& v, const std::string& ptr) {
 TrainingSection parse_training(const json& v, const std::string& ptr, bool synthetic) {
   const Object o(v, ptr,
                  {"iterations", "batch_size", "learning_rate", "optimizer", "momentum", "beta1", "beta2", "epsilon",
-                  "eval_every", "target_metric", "device"});
+                  "eval_every", "target_metric", "device", "epochs", "stop_at_target", "time_budget"});
   TrainingSection t;
-  // Clocks are signed 64-bit on the wire; a billion iterations is far past any real job.
-  t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1, kMaxIterations);
+  // How long each worker trains: a number of clocks, or an amount of data (epochs), not both.
+  if (o.has("epochs")) {
+    o.forbid("iterations", "give \"iterations\" or \"epochs\", not both");
+    if (synthetic)
+      throw ScenarioError(o.ptr("epochs"), "the synthetic model has no data to count epochs of; give \"iterations\"");
+    t.epochs = read_number(o.at("epochs"), o.ptr("epochs"), {.min = 0.0, .min_open = true});
+  } else {
+    if (!o.has("iterations"))
+      throw ScenarioError(o.ptr("iterations"), "missing required key \"iterations\" (or \"epochs\")");
+    // Clocks are signed 64-bit on the wire; a billion iterations is far past any real job.
+    t.iterations = read_uint(o.at("iterations"), o.ptr("iterations"), 1, kMaxIterations);
+  }
   // A synthetic model has no examples and no math, so these only matter for real models.
   if (!synthetic || o.has("batch_size"))
     t.batch_size = read_uint(o.at("batch_size"), o.ptr("batch_size"), 1, kMaxBatchSize);
@@ -189,6 +199,17 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
   if (o.has("eval_every"))
     t.eval_every = read_uint(o.at("eval_every"), o.ptr("eval_every"), 1, kMaxIterations);
   if (o.has("target_metric")) t.target_metric = read_number(o.at("target_metric"), o.ptr("target_metric"));
+  if (o.has("stop_at_target")) {
+    if (!o.at("stop_at_target").is_boolean())
+      throw ScenarioError(o.ptr("stop_at_target"), "expected true or false, got " + describe(o.at("stop_at_target")));
+    t.stop_at_target = o.at("stop_at_target").get<bool>();
+    if (t.stop_at_target && !t.target_metric)
+      throw ScenarioError(o.ptr("stop_at_target"), "needs training.target_metric, the value to stop at");
+    if (t.stop_at_target && synthetic)
+      throw ScenarioError(o.ptr("stop_at_target"), "the synthetic model has no metric to reach");
+  }
+  if (o.has("time_budget"))
+    t.time_budget_s = read_unit(o.at("time_budget"), o.ptr("time_budget"), parse_duration_s, "60s", true);
   // Where real runs (launch, node) compute; simulate ignores it (see TrainingSection::device).
   if (o.has("device")) t.device = read_choice(o.at("device"), o.ptr("device"), {"auto", "cpu", "cuda"});
   return t;

@@ -1,5 +1,6 @@
-// "consistency" (the runs to compare) and "stragglers" (how workers slow down): the sections that
-// say what varies, as opposed to the job itself in scenario_sections.cc.
+// "consistency" (the runs to compare, one per entry; "variants" reaches it through the one-entry
+// list of each resolved variant, variant_overrides.cc) and "stragglers" (how workers slow down):
+// the sections that say what varies, as opposed to the job itself in scenario_sections.cc.
 #include <algorithm>
 #include <cmath>
 #include <limits>
