@@ -84,13 +84,24 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
   }
 }
 
+/// A summary for a variant whose scheduler ended without writing one (killed, or it could not
+/// start): completed false and why, so that every variant folder says how it ended.
+void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
+                           const std::string& reason) {
+  write_summary(dir, nlohmann::json{{"variant", variant.name},
+                                    {"mode", consistency_mode_name(variant.config.mode)},
+                                    {"environment", "zmq"},
+                                    {"completed", false},
+                                    {"reason", reason}});
+}
+
 /// Arguments of `pstwin node` common to every role of a variant.
 std::vector<std::string> node_args(const LaunchSettings& s, const std::string& variant,
                                    const std::string& key_file) {
   std::vector<std::string> a = {self_executable(), "node", "--variant", variant,
                                 "--connect-timeout", std::to_string(s.connect_timeout_s),
                                 "--stall-timeout", std::to_string(s.stall_timeout_s),
-                                "--device", s.device};
+                                "--device", s.device, "--quiet"};
   if (s.insecure) a.push_back("--insecure");
   else a.insert(a.end(), {"--key-file", key_file});
   for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
@@ -137,7 +148,11 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
   if (endpoint.empty()) {
     std::cerr << "pstwin launch: the scheduler did not start listening\n";
-    return wait_all(pids, 0.0)[0] ?: 1;
+    const int status = wait_all(pids, 0.0)[0] ?: 1;
+    if (!fs::exists(dir + "/summary.json"))
+      write_missing_summary(dir, variant, "the scheduler did not start listening (exit status " +
+                                              std::to_string(status) + ")");
+    return status;
   }
   if (remote) {
     const std::string host = s.scheduler_host.empty() ? [] {
@@ -194,20 +209,20 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     for (const auto& e : events)
       if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
         // The scheduler died before writing anything: say what happened in its place.
-        nlohmann::json summary = {
-            {"variant", variant.name},
-            {"mode", consistency_mode_name(variant.config.mode)},
-            {"environment", "zmq"},
-            {"completed", false},
-            {"reason", "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
-                           " s (failure injection); pstwin does not replicate the scheduler, so "
-                           "the job ended there"}};
+        write_missing_summary(dir, variant,
+                              "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
+                                  " s (failure injection); pstwin does not replicate the scheduler, "
+                                  "so the job ended there");
+        auto summary = nlohmann::json::parse(std::ifstream(dir + "/summary.json"));
         set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"), e["time_s"].get<double>());
         write_summary(dir, summary);
       }
     return status;
   }
   const auto status = wait_all(pids, s.connect_timeout_s);
+  if (!fs::exists(dir + "/summary.json"))
+    write_missing_summary(dir, variant, "the scheduler exited with status " + std::to_string(status[0]) +
+                                            " before writing a summary (see its messages above)");
   for (std::size_t i = 0; i < status.size(); ++i)
     if (status[i] != 0) return status[i];
   return 0;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/handshake_watch.h"
+#include "net/job_fingerprint.h"
 #include "net/tcp_address.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
@@ -15,29 +16,92 @@
 
 namespace pstwin::net {
 
+namespace {
+
+/// "server:1, worker:5-7": the nodes whose slots are still empty (ids first..first+count-1).
+std::string missing_nodes(const std::vector<bool>& present, std::uint32_t servers) {
+  std::string out;
+  auto name = [&](NodeId id) {
+    return id <= servers ? "server:" + std::to_string(id - 1) : "worker:" + std::to_string(id - 1 - servers);
+  };
+  for (NodeId id = 1; id < present.size();) {
+    if (present[id]) {
+      ++id;
+      continue;
+    }
+    NodeId last = id;
+    const bool server = id <= servers;
+    while (last + 1 < present.size() && !present[last + 1] && (last + 1 <= servers) == server) ++last;
+    if (!out.empty()) out += ", ";
+    out += name(id);
+    if (last > id) out += "-" + std::to_string(server ? last - 1 : last - 1 - servers);
+    id = last + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s) {
+  RendezvousRules rules;
+  rules.connect_timeout_s = rules.ready_timeout_s = timeout_s;
+  host_registration(servers, workers, rules);
+}
+
+void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules) {
   self_ = kScheduler;
+  fingerprint_ = rules.fingerprint;
   const std::uint32_t nodes = 1 + servers + workers;
   std::vector<std::string> book(nodes);
   std::vector<std::string> identity_of(nodes);
+  std::vector<bool> registered(nodes, false), ready(nodes, false);
+  registered[kScheduler] = ready[kScheduler] = true;
   book[kScheduler] = endpoint_;
-  std::uint32_t next_server = 1, next_worker = 1 + servers;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  auto refuse = [this](const std::string& identity, const std::string& why) {
-    refuse_registration(identity, why);
+  std::uint32_t registrations = 0, readies = 0;
+  using clock = std::chrono::steady_clock;
+  auto deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
+  bool prepared = false;
+  // Everyone registered is told why the job does not start, then the scheduler fails with it.
+  auto give_up = [&](const std::string& why) {
+    for (NodeId id = 1; id < nodes; ++id)
+      if (!identity_of[id].empty()) refuse_registration(identity_of[id], "the job did not start: " + why);
+    throw std::runtime_error(why);
   };
-  while (next_server <= servers || next_worker < nodes) {
-    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  while (registrations < servers + workers || readies < servers + workers || !prepared) {
+    if (registrations == servers + workers && !prepared) {
+      // Every node is reading its data now; the scheduler reads its own meanwhile.
+      try {
+        if (rules.prepare) model_shape_ = rules.prepare();
+      } catch (const std::exception& e) {
+        // Bad data stays what it is (DataError, ScenarioError) for the caller; the nodes hear why.
+        for (NodeId id = 1; id < nodes; ++id)
+          refuse_registration(identity_of[id], std::string("the job did not start: the scheduler "
+                                                           "could not prepare it: ") + e.what());
+        throw;
+      }
+      prepared = true;
+      deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.ready_timeout_s * 1e6));
+      continue;
+    }
+    const double left = std::chrono::duration<double>(deadline - clock::now()).count();
     auto raw = left > 0 ? receive_raw(left) : std::nullopt;
     if (!raw) {
-      const std::string why =
-          "only " + std::to_string(next_server - 1) + " of " + std::to_string(servers) +
-          " servers and " + std::to_string(next_worker - 1 - servers) + " of " +
-          std::to_string(workers) + " workers registered within " + format_seconds(timeout_s);
-      for (NodeId id = 1; id < nodes; ++id)
-        if (!identity_of[id].empty()) refuse(identity_of[id], "the job did not start: " + why);
-      throw std::runtime_error(why);
+      if (registrations < servers + workers)
+      if (registrations < servers + workers) {
+        std::uint32_t servers_in = 0;
+        for (NodeId id = 1; id <= servers; ++id) servers_in += registered[id] ? 1 : 0;
+        give_up("only " + std::to_string(servers_in) + " of " + std::to_string(servers) +
+                " servers and " + std::to_string(registrations - servers_in) + " of " +
+                std::to_string(workers) + " workers registered within " +
+                format_seconds(rules.connect_timeout_s) +
+                " of the latest registration (or of the start); missing: " +
+                missing_nodes(registered, servers) +
+                ". Nodes register as they start, before reading data: are they running, with this "
+                "scheduler's address? Slow starts need a longer --connect-timeout");
+      }
+      give_up("registered nodes did not finish reading their data within " +
+              format_seconds(rules.ready_timeout_s) + ": " + missing_nodes(ready, servers) +
+              " (a slow or overloaded machine needs a longer --stall-timeout)");
     }
     const std::string& who = raw->first;
     Message m;
@@ -52,20 +116,32 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
       reject(printable(who), "expected a registration, got " + std::string(msg_type_name(m.header.type)));
       continue;
     }
+    nlohmann::json j;
     std::string role, address;
+    int index = -1;
     try {
-      const auto j = nlohmann::json::parse(m.data);
+      j = nlohmann::json::parse(m.data);
+      if (j.value("ready", false)) {
+        NodeId id = 0;
+        for (NodeId n = 1; n < nodes && id == 0; ++n)
+          if (identity_of[n] == who) id = n;
+        if (id == 0) {
+          reject(printable(who), "kRegister: ready before registering");
+          continue;
+        }
+        if (!ready[id]) ++readies;
+        ready[id] = true;
+        continue;
+      }
       role = j.at("role").get<std::string>();
       address = j.at("address").get<std::string>();
+      index = j.value("index", -1);
     } catch (const nlohmann::json::exception& e) {
       reject(printable(who), std::string("bad registration: ") + e.what());
       continue;
     }
-    int index = -1;
-    try {
-      index = nlohmann::json::parse(m.data).value("index", -1);
-    } catch (const nlohmann::json::exception&) {
-    }
+    const std::string node = role + (index >= 0 ? ":" + std::to_string(index) : "");
+    if (!admits(who, node + " at " + address, j)) continue;
     // A launcher that knows which process is which (to inject failures into them) asks for the
     // index; others take the next free one.
     const NodeId first = role == "server" ? 1 : 1 + servers;
@@ -77,21 +153,23 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     else if ((role == "server" || role == "worker") && index < 0)
       for (NodeId n = first; n < first + count && id == 0; ++n)
         if (identity_of[n].empty()) id = n;
-    if (id != 0) {
-      if (role == "server") ++next_server;
-      else ++next_worker;
-    } else {
+    if (id == 0) {
       const std::string why = role == "server" || role == "worker"
                                   ? (index >= 0 ? role + " index " + std::to_string(index) +
                                                       " is taken or does not exist"
                                                 : "the job already has all its " + role + "s")
                                   : "unknown role '" + role + "'";
       reject(printable(who), "registration refused: " + why);
-      refuse(who, "registration refused: " + why);
+      refuse_registration(who, "registration refused: " + why);
       continue;
     }
+    ++registrations;
+    registered[id] = true;
     book[id] = address;
     identity_of[id] = who;
+    answer_accepted(who);
+    if (!prepared)  // the connect timeout counts from the latest node to start
+      deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
   }
   became(0, book, servers);
   // Time 0 of the job is the end of the rendezvous, so start-up and data loading are not counted.
@@ -100,15 +178,49 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
   for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
 }
 
+bool ZmqEnv::admits(const std::string& identity, const std::string& node,
+                    const nlohmann::json& registration) {
+  if (fingerprint_.is_null()) return true;
+  std::string mismatch;
+  try {
+    if (!registration.contains("fingerprint"))
+      throw ProtocolError("kRegister: no fingerprint (a pstwin older than this scheduler?)");
+    mismatch = fingerprint_mismatch(fingerprint_, registration["fingerprint"]);
+  } catch (const ProtocolError& e) {
+    reject(printable(identity), e.what());
+    refuse_registration(identity, e.what());
+    return false;
+  }
+  if (mismatch.empty()) return true;
+  // Logged and refused; the slot stays free for a node started with the right scenario.
+  std::cerr << "pstwin[node 0]: refused " << node << ": " << mismatch << "\n";
+  refuse_registration(identity, "it does not run this job: " + mismatch);
+  return false;
+}
+
+void ZmqEnv::answer_accepted(const std::string& identity) {
+  // An address book that carries only the acceptance: the node may read its data now.
+  Message reply;
+  reply.header.type = MsgType::kAddressBook;
+  reply.data = nlohmann::json{{"accepted", true}}.dump();
+  send_to_registrant(identity, reply);
+}
+
+void ZmqEnv::send_to_registrant(const std::string& identity, const Message& reply) {
+  const auto bytes = encode(reply);
+  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
+  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+}
+
 void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
   Message reply;
   reply.header.type = MsgType::kAddressBook;
   reply.header.receiver = id;
   reply.data =
-      nlohmann::json{{"id", id}, {"nodes", book_}, {"servers", layout_.servers}, {"time_s", now()}}.dump();
-  const auto bytes = encode(reply);
-  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
-  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+      nlohmann::json{{"id", id}, {"nodes", book_}, {"servers", layout_.servers}, {"time_s", now()},
+                     {"model", model_shape_}}
+          .dump();
+  send_to_registrant(identity, reply);
 }
 
 void ZmqEnv::take_back(const std::string& identity, const Message& registration) {
@@ -124,6 +236,7 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
       reject(printable(identity), "registration after the job started");
       return;
     }
+    if (!admits(identity, role + ":" + std::to_string(index) + " (restarted) at " + address, j)) return;
   } catch (const nlohmann::json::exception& e) {
     reject(printable(identity), std::string("bad registration: ") + e.what());
     return;
@@ -152,14 +265,20 @@ void ZmqEnv::refuse_registration(const std::string& identity, const std::string&
   Message reply;
   reply.header.type = MsgType::kAddressBook;
   reply.data = nlohmann::json{{"error", why}}.dump();
-  const auto bytes = encode(reply);
-  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
-  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
+  send_to_registrant(identity, reply);
 }
 
 void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
                   const std::string& my_address, double timeout_s, int index, bool rejoin) {
-  zmq::socket_t dealer = open_socket(context_, zmq::socket_type::dealer);
+  register_node(scheduler_endpoint, role, my_address, timeout_s, index, rejoin);
+  if (!rejoin) await_address_book(timeout_s);
+}
+
+void ZmqEnv::register_node(const std::string& scheduler_endpoint, const std::string& role,
+                           const std::string& my_address, double timeout_s, int index, bool rejoin,
+                           const nlohmann::json& fingerprint) {
+  registration_ = std::make_unique<zmq::socket_t>(open_socket(context_, zmq::socket_type::dealer));
+  zmq::socket_t& dealer = *registration_;
   std::random_device entropy;
   std::string identity("r");
   identity.append(std::to_string(entropy())).append(std::to_string(entropy()));
@@ -167,23 +286,51 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   dealer.set(zmq::sockopt::linger, 0);
   secure_client(dealer);
   // Watched from before the connection starts, so that a failure can be told apart from silence.
-  HandshakeWatch watch(context_, dealer, identity);
-  const std::string scheduler = "the scheduler at " + scheduler_endpoint;
+  watch_ = std::make_unique<HandshakeWatch>(context_, dealer, identity);
+  scheduler_endpoint_ = scheduler_endpoint;
   try {
     connect_tcp(dealer, scheduler_endpoint);
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error("cannot reach " + scheduler + ": " + e.what());
+    throw std::runtime_error("cannot reach the scheduler at " + scheduler_endpoint + ": " + e.what());
   }
   Message reg;
   reg.header.type = MsgType::kRegister;
   nlohmann::json body{{"role", role}, {"address", my_address}};
   if (index >= 0) body["index"] = index;
   if (rejoin) body["rejoin"] = true;
+  if (!fingerprint.is_null()) body["fingerprint"] = fingerprint;
   reg.data = body.dump();
   const auto bytes = encode(reg);
   dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  const Message reply = await_reply(deadline, timeout_s, "did not answer the registration");
+  if (rejoin) return;  // a running job answers with the address book
+  try {
+    if (!nlohmann::json::parse(reply.data).value("accepted", false))
+      throw ProtocolError("the scheduler answered the registration with neither acceptance nor error");
+  } catch (const nlohmann::json::exception& e) {
+    throw ProtocolError(std::string("bad answer to the registration: ") + e.what());
+  }
+}
+
+void ZmqEnv::await_address_book(double timeout_s) {
+  if (!registration_) throw std::logic_error("await_address_book before register_node");
+  Message ready;
+  ready.header.type = MsgType::kRegister;
+  ready.data = nlohmann::json{{"ready", true}}.dump();
+  const auto bytes = encode(ready);
+  registration_->send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  await_reply(deadline, timeout_s, "did not send the address book (the other nodes still reading data?)");
+}
+
+Message ZmqEnv::await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
+                            const std::string& waiting_for) {
+  zmq::socket_t& dealer = *registration_;
+  HandshakeWatch& watch = *watch_;
+  const std::string scheduler = "the scheduler at " + scheduler_endpoint_;
   zmq::message_t frame;
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -216,7 +363,7 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
       const bool answered = watch.outcome() != HandshakeWatch::Outcome::kNoConnection;
       throw std::runtime_error(
           "cannot reach " + scheduler + " within " + format_seconds(timeout_s) +
-          (answered ? ": it accepted the connection but did not answer the registration"
+          (answered ? ": it accepted the connection but " + waiting_for
                     : ": nothing accepted a connection there (is it running, at that address?)"));
     }
   }
@@ -230,14 +377,17 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   std::vector<std::string> book;
   std::uint32_t servers;
   double job_time_s;
+  nlohmann::json model;
   try {
     const auto j = nlohmann::json::parse(reply.data);
     if (j.contains("error"))
-      throw std::runtime_error(scheduler + " turned this node away: " + j["error"].get<std::string>());
+      throw RegistrationRefused(scheduler + " turned this node away: " + j["error"].get<std::string>());
+    if (j.contains("accepted")) return reply;
     id = j.at("id").get<NodeId>();
     book = j.at("nodes").get<std::vector<std::string>>();
     servers = j.at("servers").get<std::uint32_t>();
     job_time_s = j.at("time_s").get<double>();
+    model = j.value("model", nlohmann::json::object());
   } catch (const nlohmann::json::exception& e) {
     throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
   }
@@ -245,11 +395,16 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
   if (servers >= book.size()) throw ProtocolError("address book gives more servers than nodes");
   if (!(job_time_s >= 0.0) || job_time_s > 1e9)
     throw ProtocolError("address book gives an impossible job time");
-  book[kScheduler] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
+  if (!model.is_object()) throw ProtocolError("address book gives a model shape that is not an object");
+  book[kScheduler] = scheduler_endpoint_;  // dial the scheduler the way this node already reached it
   became(id, std::move(book), servers);
+  model_shape_ = std::move(model);
   // The job's clock, as the scheduler read it when it answered (see now()).
   start_ = arrived - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                          std::chrono::duration<double>(job_time_s));
+  watch_.reset();
+  registration_.reset();
+  return reply;
 }
 
 }  // namespace pstwin::net
