@@ -262,7 +262,12 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   } else {
     env.register_node(options.scheduler_endpoint, options.role, address, options.connect_timeout_s,
                       options.index, false, fingerprint);
-    prepared = read_node_data(scenario, options.role, options.quiet);
+    try {
+      prepared = read_node_data(scenario, options.role, options.quiet);
+    } catch (const std::exception& e) {
+      env.report_not_ready(e.what());
+      throw;
+    }
     env.await_address_book(options.stall_timeout_s);
   }
   if (scenario.model.type != "synthetic") build_model(scenario, shape_from_json(env.job_model_shape()), prepared);

@@ -1,5 +1,6 @@
 // ZmqEnv's data path: sockets, send and receive with the wire-safety checks, heartbeats. The
-// rendezvous (node ids and the address book) is in zmq_rendezvous.cc.
+// rendezvous (node ids and the address book) is in zmq_rendezvous.cc (the scheduler's side) and
+// zmq_join.cc (a node's).
 #include "net/zmq_env.h"
 
 #include <iostream>

@@ -135,6 +135,9 @@ class ZmqEnv : public Env {
   /// on a timeout or when the job does not start (the scheduler's reason), ProtocolError for an
   /// address book that does not decode or holds impossible values.
   void await_address_book(double timeout_s);
+  /// Node side, instead of await_address_book when this node cannot read its data: tells the
+  /// scheduler why (it gives up on the job at once, rather than after the stall timeout).
+  void report_not_ready(const std::string& why);
   /// Both steps at once, for a node with nothing to read in between.
   void join(const std::string& scheduler_endpoint, const std::string& role,
             const std::string& my_address, double timeout_s, int index = -1, bool rejoin = false);

@@ -1,4 +1,4 @@
-// ZmqEnv's rendezvous: the scheduler hands out node ids and the address book, nodes register
+// ZmqEnv's rendezvous, scheduler side: it hands out node ids and the address book as nodes register
 // (or rejoin a running job after a restart). The data path is in zmq_env.cc.
 #include <iostream>
 #include <random>
@@ -18,12 +18,15 @@ namespace pstwin::net {
 
 namespace {
 
+/// "server:0" or "worker:3": the slot of node `id` in a job of `servers` servers.
+std::string slot_name(NodeId id, std::uint32_t servers) {
+  return id <= servers ? "server:" + std::to_string(id - 1) : "worker:" + std::to_string(id - 1 - servers);
+}
+
 /// "server:1, worker:5-7": the nodes whose slots are still empty (ids first..first+count-1).
 std::string missing_nodes(const std::vector<bool>& present, std::uint32_t servers) {
   std::string out;
-  auto name = [&](NodeId id) {
-    return id <= servers ? "server:" + std::to_string(id - 1) : "worker:" + std::to_string(id - 1 - servers);
-  };
+  auto name = [&](NodeId id) { return slot_name(id, servers); };
   for (NodeId id = 1; id < present.size();) {
     if (present[id]) {
       ++id;
@@ -121,7 +124,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
     int index = -1;
     try {
       j = nlohmann::json::parse(m.data);
-      if (j.value("ready", false)) {
+      if (j.contains("ready")) {
         NodeId id = 0;
         for (NodeId n = 1; n < nodes && id == 0; ++n)
           if (identity_of[n] == who) id = n;
@@ -129,6 +132,8 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
           reject(printable(who), "kRegister: ready before registering");
           continue;
         }
+        if (!j["ready"].get<bool>())  // it could not read its data: the job cannot start
+          give_up(slot_name(id, servers) + " could not read its data: " + j.value("error", "(no reason given)"));
         if (!ready[id]) ++readies;
         ready[id] = true;
         continue;
@@ -266,145 +271,6 @@ void ZmqEnv::refuse_registration(const std::string& identity, const std::string&
   reply.header.type = MsgType::kAddressBook;
   reply.data = nlohmann::json{{"error", why}}.dump();
   send_to_registrant(identity, reply);
-}
-
-void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
-                  const std::string& my_address, double timeout_s, int index, bool rejoin) {
-  register_node(scheduler_endpoint, role, my_address, timeout_s, index, rejoin);
-  if (!rejoin) await_address_book(timeout_s);
-}
-
-void ZmqEnv::register_node(const std::string& scheduler_endpoint, const std::string& role,
-                           const std::string& my_address, double timeout_s, int index, bool rejoin,
-                           const nlohmann::json& fingerprint) {
-  registration_ = std::make_unique<zmq::socket_t>(open_socket(context_, zmq::socket_type::dealer));
-  zmq::socket_t& dealer = *registration_;
-  std::random_device entropy;
-  std::string identity("r");
-  identity.append(std::to_string(entropy())).append(std::to_string(entropy()));
-  dealer.set(zmq::sockopt::routing_id, identity);
-  dealer.set(zmq::sockopt::linger, 0);
-  secure_client(dealer);
-  // Watched from before the connection starts, so that a failure can be told apart from silence.
-  watch_ = std::make_unique<HandshakeWatch>(context_, dealer, identity);
-  scheduler_endpoint_ = scheduler_endpoint;
-  try {
-    connect_tcp(dealer, scheduler_endpoint);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error("cannot reach the scheduler at " + scheduler_endpoint + ": " + e.what());
-  }
-  Message reg;
-  reg.header.type = MsgType::kRegister;
-  nlohmann::json body{{"role", role}, {"address", my_address}};
-  if (index >= 0) body["index"] = index;
-  if (rejoin) body["rejoin"] = true;
-  if (!fingerprint.is_null()) body["fingerprint"] = fingerprint;
-  reg.data = body.dump();
-  const auto bytes = encode(reg);
-  dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  const Message reply = await_reply(deadline, timeout_s, "did not answer the registration");
-  if (rejoin) return;  // a running job answers with the address book
-  try {
-    if (!nlohmann::json::parse(reply.data).value("accepted", false))
-      throw ProtocolError("the scheduler answered the registration with neither acceptance nor error");
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(std::string("bad answer to the registration: ") + e.what());
-  }
-}
-
-void ZmqEnv::await_address_book(double timeout_s) {
-  if (!registration_) throw std::logic_error("await_address_book before register_node");
-  Message ready;
-  ready.header.type = MsgType::kRegister;
-  ready.data = nlohmann::json{{"ready", true}}.dump();
-  const auto bytes = encode(ready);
-  registration_->send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  await_reply(deadline, timeout_s, "did not send the address book (the other nodes still reading data?)");
-}
-
-Message ZmqEnv::await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
-                            const std::string& waiting_for) {
-  zmq::socket_t& dealer = *registration_;
-  HandshakeWatch& watch = *watch_;
-  const std::string scheduler = "the scheduler at " + scheduler_endpoint_;
-  zmq::message_t frame;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t items[] = {{dealer.handle(), 0, ZMQ_POLLIN, 0},
-                               {watch.events().handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 2, std::max(left, std::chrono::milliseconds(0)));
-    if ((items[0].revents & ZMQ_POLLIN) && dealer.recv(frame, zmq::recv_flags::dontwait)) break;
-    switch (watch.update()) {
-      case HandshakeWatch::Outcome::kKeyRefused:
-        throw std::runtime_error(scheduler + " refused this node's key: it does not hold the job's "
-                                 "key pair (--key-file, the same file on every node)");
-      case HandshakeWatch::Outcome::kSecurityMismatch:
-        throw std::runtime_error(scheduler + " and this node disagree on security: one of them runs "
-                                 "with --insecure and the other with a key file");
-      case HandshakeWatch::Outcome::kBrokenOff:
-        throw std::runtime_error(
-            scheduler + " broke off the handshake " + std::to_string(HandshakeWatch::kBrokenHandshakes) +
-            " times" +
-            (options_.keys ? ": it holds another key pair than this node (every node needs the job's "
-                             "key file)"
-                           : " (is a pstwin scheduler of this job listening there?)"));
-      case HandshakeWatch::Outcome::kHandshakeFailed:
-        throw std::runtime_error(scheduler + " failed the connection's handshake (is a pstwin "
-                                 "scheduler of this job listening there?)");
-      default:
-        break;
-    }
-    if (left.count() <= 0) {
-      const bool answered = watch.outcome() != HandshakeWatch::Outcome::kNoConnection;
-      throw std::runtime_error(
-          "cannot reach " + scheduler + " within " + format_seconds(timeout_s) +
-          (answered ? ": it accepted the connection but " + waiting_for
-                    : ": nothing accepted a connection there (is it running, at that address?)"));
-    }
-  }
-  const auto arrived = std::chrono::steady_clock::now();
-  Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size(),
-                         options_.max_message_bytes);
-  if (reply.header.type != MsgType::kAddressBook)
-    throw ProtocolError("scheduler answered registration with " +
-                        std::string(msg_type_name(reply.header.type)));
-  NodeId id;
-  std::vector<std::string> book;
-  std::uint32_t servers;
-  double job_time_s;
-  nlohmann::json model;
-  try {
-    const auto j = nlohmann::json::parse(reply.data);
-    if (j.contains("error"))
-      throw RegistrationRefused(scheduler + " turned this node away: " + j["error"].get<std::string>());
-    if (j.contains("accepted")) return reply;
-    id = j.at("id").get<NodeId>();
-    book = j.at("nodes").get<std::vector<std::string>>();
-    servers = j.at("servers").get<std::uint32_t>();
-    job_time_s = j.at("time_s").get<double>();
-    model = j.value("model", nlohmann::json::object());
-  } catch (const nlohmann::json::exception& e) {
-    throw ProtocolError(std::string("bad address book from the scheduler: ") + e.what());
-  }
-  if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
-  if (servers >= book.size()) throw ProtocolError("address book gives more servers than nodes");
-  if (!(job_time_s >= 0.0) || job_time_s > 1e9)
-    throw ProtocolError("address book gives an impossible job time");
-  if (!model.is_object()) throw ProtocolError("address book gives a model shape that is not an object");
-  book[kScheduler] = scheduler_endpoint_;  // dial the scheduler the way this node already reached it
-  became(id, std::move(book), servers);
-  model_shape_ = std::move(model);
-  // The job's clock, as the scheduler read it when it answered (see now()).
-  start_ = arrived - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(job_time_s));
-  watch_.reset();
-  registration_.reset();
-  return reply;
 }
 
 }  // namespace pstwin::net

@@ -143,5 +143,40 @@ TEST(LaunchNodes, ANodeWithADataFileOfAnotherSizeIsTurnedAway) {
   EXPECT_FALSE(read_json(dir + "/real/summary.json")["completed"].get<bool>());
 }
 
+TEST(LaunchNodes, AWorkerThatCannotReadItsDataEndsTheJobAtOnceSayingWhy) {
+  const std::string dir = fresh_dir();
+  const std::string s = one_server_one_worker(dir);
+  // The same size as the scheduler's training file (so the fingerprint agrees), a bad label.
+  std::string bytes = read_file(dir + "/train.svm");
+  bytes[0] = 'x';
+  std::ofstream(dir + "/bad.svm") << bytes;
+  const std::string common = " --insecure --connect-timeout " + seconds(60) + " --stall-timeout " +
+                             seconds(120) + " ";
+  auto scheduler = std::async(std::launch::async, [&] {
+    return run_pstwin("node --role scheduler --scheduler tcp://127.0.0.1:* --endpoint-file " + dir +
+                      "/ep --out " + dir + "/real" + common + s);
+  });
+  const std::string endpoint = endpoint_in(dir + "/ep");
+  ASSERT_FALSE(endpoint.empty()) << scheduler.get().output;
+  auto server = std::async(std::launch::async, [&] {
+    return run_pstwin("node --role server --scheduler " + endpoint + common + s);
+  });
+  const auto worker = run_pstwin("node --role worker --scheduler " + endpoint + common +
+                                 "--set /data/train=" + dir + "/bad.svm " + s);
+  EXPECT_EQ(worker.exit_code, 2) << worker.output;
+  EXPECT_NE(worker.output.find("bad data"), std::string::npos) << worker.output;
+  // The scheduler hears why instead of waiting out the stall timeout, and tells the server.
+  const auto sched = scheduler.get();
+  EXPECT_EQ(sched.exit_code, 1) << sched.output;
+  EXPECT_NE(sched.output.find("worker:0 could not read its data"), std::string::npos) << sched.output;
+  const auto srv = server.get();
+  EXPECT_NE(srv.exit_code, 0);
+  EXPECT_NE(srv.output.find("the job did not start: worker:0 could not read its data"), std::string::npos)
+      << srv.output;
+  const auto summary = read_json(dir + "/real/summary.json");
+  EXPECT_FALSE(summary["completed"].get<bool>());
+  EXPECT_NE(summary["reason"].get<std::string>().find("worker:0 could not read its data"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pstwin
