@@ -41,7 +41,8 @@ constexpr const char* kUsage =
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
     "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
     "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
-    "The scenario's failures are injected into the local processes (SIGKILL, then restart).";
+    "The scenario's failures are injected into the local processes (SIGKILL, then restart).\n"
+    "A variant whose job cannot start still gets a summary.json (completed false, reason).";
 
 /// Settings shared by the nodes of every variant.
 struct LaunchSettings {
@@ -243,7 +244,7 @@ int launch_command(const std::vector<std::string>& args) {
       ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
       ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
-      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds for nodes to find each other")
+      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
       ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
