@@ -42,7 +42,8 @@ constexpr const char* kUsage =
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
     "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
     "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
-    "The scenario's failures are injected into the local processes (SIGKILL, then restart).";
+    "The scenario's failures are injected into the local processes (SIGKILL, then restart).\n"
+    "A variant whose job cannot start still gets a summary.json (completed false, reason).";
 
 /// Settings shared by the nodes of every variant.
 struct LaunchSettings {
@@ -85,13 +86,24 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
   }
 }
 
+/// A summary for a variant whose scheduler ended without writing one (killed, or it could not
+/// start): completed false and why, so that every variant folder says how it ended.
+void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
+                           const std::string& reason) {
+  write_summary(dir, nlohmann::json{{"variant", variant.name},
+                                    {"mode", consistency_mode_name(variant.config.mode)},
+                                    {"environment", "zmq"},
+                                    {"completed", false},
+                                    {"reason", reason}});
+}
+
 /// Arguments of `pstwin node` common to every role of a variant.
 std::vector<std::string> node_args(const LaunchSettings& s, const std::string& variant,
                                    const std::string& key_file) {
   std::vector<std::string> a = {self_executable(), "node", "--variant", variant,
                                 "--connect-timeout", std::to_string(s.connect_timeout_s),
                                 "--stall-timeout", std::to_string(s.stall_timeout_s),
-                                "--device", s.device};
+                                "--device", s.device, "--quiet"};
   if (s.insecure) a.push_back("--insecure");
   else a.insert(a.end(), {"--key-file", key_file});
   for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
@@ -138,7 +150,11 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
   if (endpoint.empty()) {
     std::cerr << "pstwin launch: the scheduler did not start listening\n";
-    return wait_all(pids, 0.0)[0] ?: 1;
+    const int status = wait_all(pids, 0.0)[0] ?: 1;
+    if (!fs::exists(dir + "/summary.json"))
+      write_missing_summary(dir, variant, "the scheduler did not start listening (exit status " +
+                                              std::to_string(status) + ")");
+    return status;
   }
   if (remote) {
     const std::string host = s.scheduler_host.empty() ? [] {
@@ -195,20 +211,20 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     for (const auto& e : events)
       if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
         // The scheduler died before writing anything: say what happened in its place.
-        nlohmann::json summary = {
-            {"variant", variant.name},
-            {"mode", consistency_mode_name(variant.config.mode)},
-            {"environment", "zmq"},
-            {"completed", false},
-            {"reason", "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
-                           " s (failure injection); pstwin does not replicate the scheduler, so "
-                           "the job ended there"}};
+        write_missing_summary(dir, variant,
+                              "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
+                                  " s (failure injection); pstwin does not replicate the scheduler, "
+                                  "so the job ended there");
+        auto summary = nlohmann::json::parse(std::ifstream(dir + "/summary.json"));
         set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"), e["time_s"].get<double>());
         write_summary(dir, summary);
       }
     return status;
   }
   const auto status = wait_all(pids, s.connect_timeout_s);
+  if (!fs::exists(dir + "/summary.json"))
+    write_missing_summary(dir, variant, "the scheduler exited with status " + std::to_string(status[0]) +
+                                            " before writing a summary (see its messages above)");
   for (std::size_t i = 0; i < status.size(); ++i)
     if (status[i] != 0) return status[i];
   return 0;
@@ -229,7 +245,7 @@ int launch_command(const std::vector<std::string>& args) {
       ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
       ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
-      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds for nodes to find each other")
+      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
       ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder");
   add_device_option(desc, "default: the scenario's training.device, else cpu");

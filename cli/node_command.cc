@@ -8,11 +8,14 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
+#include "net/zmq_env.h"
+#include "runtime/errors.h"
 
 namespace po = boost::program_options;
 
@@ -25,7 +28,24 @@ constexpr const char* kUsage =
     "Runs one node of a job over ZeroMQ. Every option can also come from the environment as\n"
     "PSTWIN_<OPTION> (PSTWIN_ROLE, PSTWIN_SCHEDULER, PSTWIN_KEY_FILE, PSTWIN_INSECURE=1, ...),\n"
     "so srun, mpirun-style launchers or Kubernetes can start nodes. The scheduler listens at\n"
-    "--scheduler (a port of * picks a free one; see --endpoint-file) and writes the outputs.";
+    "--scheduler (a port of * picks a free one; see --endpoint-file) and writes the outputs.\n"
+    "A node registers as it starts, then reads its data (servers: none). Each prints a line\n"
+    "about its data and a progress line every 5 s on stderr; the scheduler ends with the\n"
+    "comparison table (--quiet: none of these). A node whose scenario, variant or data files\n"
+    "differ from the scheduler's is turned away (exit status 2) saying where.";
+
+/// The scheduler's last word, as simulate and launch end: the comparison table of its one variant
+/// (from the summary it wrote, completed or not).
+void print_final_table(const net::NodeOptions& options, const ConsistencyVariant& variant) {
+  const std::string path = options.out_dir + "/summary.json";
+  if (options.role != "scheduler" || options.quiet || !std::filesystem::exists(path)) return;
+  try {
+    print_comparison_table(std::cout, {nlohmann::json::parse(std::ifstream(path))});
+    std::cout << "outputs: " << options.out_dir << " (variant " << variant.name << ")\n";
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin node: cannot read " << path << ": " << e.what() << "\n";
+  }
+}
 
 std::string this_host_name() {
   char buf[256] = {};
@@ -52,7 +72,8 @@ int node_command(const std::vector<std::string>& args) {
       ("rejoin", po::bool_switch(), "a restarted server or worker joining its running job (needs --index)")
       ("checkpoint-dir", po::value<std::string>(), "scheduler and servers: where checkpoints go")
       ("resume", po::value<std::string>(), "start from the newest complete checkpoint in this folder")
-      ("connect-timeout", po::value<double>()->default_value(30.0), "seconds to find the scheduler and peers")
+      ("quiet", po::bool_switch(), "no line about the data read, no progress lines, no final table")
+      ("connect-timeout", po::value<double>()->default_value(30.0), "scheduler: seconds for every node to register, from the latest one; other nodes: seconds for the scheduler to accept")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
@@ -161,8 +182,8 @@ int node_command(const std::vector<std::string>& args) {
   if (!resolved) return 2;
   options.device = *resolved;
   if (*device != "cpu") std::cerr << "pstwin node (" << options.role << "): kernels on " << chosen << "\n";
-  auto prepared = prepare_training_or_report(*scenario);
-  if (!prepared) return 2;
+  options.quiet = (*vm)["quiet"].as<bool>();
+  if (options.quiet) options.progress_interval_s = 0;
   if (options.role == "scheduler") {
     std::error_code ec;
     std::filesystem::create_directories(options.out_dir, ec);
@@ -180,11 +201,24 @@ int node_command(const std::vector<std::string>& args) {
         std::filesystem::rename(tmp, path);
       };
     }
-    net::run_zmq_node(*scenario, *variant, *prepared, options);
+    net::run_zmq_node(*scenario, *variant, options);
+  } catch (const net::RegistrationRefused& e) {
+    std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
+    return 2;
+  } catch (const DataError& e) {
+    std::cerr << "pstwin node (" << options.role << "): bad data: " << e.what() << "\n";
+    print_final_table(options, *variant);
+    return 2;
+  } catch (const ScenarioError& e) {
+    std::cerr << "pstwin node (" << options.role << "): invalid scenario: " << e.what() << "\n";
+    print_final_table(options, *variant);
+    return 2;
   } catch (const std::exception& e) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
+    print_final_table(options, *variant);
     return 1;
   }
+  print_final_table(options, *variant);
   return 0;
 }
 

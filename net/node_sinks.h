@@ -24,6 +24,26 @@ class LockedSink : public MetricsSink {
   std::mutex& mutex_;
 };
 
+/// Forwards to a sink set later (set()); until then, everything is dropped. The scheduler's
+/// environment needs a sink from its start, its recorder exists once its data is read, and
+/// nothing is measured in between (the rendezvous).
+class DeferredSink : public MetricsSink {
+ public:
+  void set(MetricsSink* inner) { inner_ = inner; }
+  void staleness(std::int64_t s, std::uint64_t count) override { if (inner_) inner_->staleness(s, count); }
+  void updates_applied(std::uint64_t n) override { if (inner_) inner_->updates_applied(n); }
+  void eval(EvalRow row) override { if (inner_) inner_->eval(row); }
+  void event(double time_s, const std::string& type, nlohmann::json fields) override {
+    if (inner_) inner_->event(time_s, type, std::move(fields));
+  }
+  void finish(const std::string& sha, bool diverged, const std::string& reason) override {
+    if (inner_) inner_->finish(sha, diverged, reason);
+  }
+
+ private:
+  MetricsSink* inner_ = nullptr;
+};
+
 /// For a server or worker process: its events go to stderr as JSON lines tagged with the node;
 /// staleness and updates reach the scheduler inside snapshots, so they are ignored here.
 class StderrEventSink : public MetricsSink {

@@ -1,6 +1,8 @@
 #include "net/real_job.h"
 
 #include <chrono>
+#include <iomanip>
+#include <sstream>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,11 +14,14 @@
 #include "kernels/select_backend.h"
 #include "net/heartbeat_thread.h"
 #include "net/inproc_env.h"
+#include "net/job_fingerprint.h"
 #include "net/node_sinks.h"
 #include "net/tcp_address.h"
 #include "runtime/checkpoint/dir_store.h"
 #include "runtime/codec.h"
+#include "runtime/errors.h"
 #include "runtime/job_resume.h"
+#include "runtime/wire_json.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
 #include "runtime/roles/role_factory.h"
@@ -96,24 +101,126 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   return summary;
 }
 
+namespace {
+
+nlohmann::json shape_json(const ModelShape& shape) {
+  return {{"features", shape.features}, {"classes", shape.classes}, {"users", shape.users},
+          {"items", shape.items}, {"train_mean", shape.train_mean}, {"train_rows", shape.train_rows}};
+}
+
+/// The model shape of an address book; ProtocolError naming the field when it is not one (each
+/// count an integer that fits, runtime/wire_json.h).
+ModelShape shape_from_json(const nlohmann::json& j) {
+  const std::string what = "kAddressBook from node 0: model shape";
+  if (!j.is_object()) throw ProtocolError(what + " must be an object");
+  ModelShape shape;
+  shape.features = wire_json::integer_member<std::size_t>(j, "features", what);
+  shape.classes = wire_json::integer_member<std::size_t>(j, "classes", what);
+  shape.users = wire_json::integer_member<std::size_t>(j, "users", what);
+  shape.items = wire_json::integer_member<std::size_t>(j, "items", what);
+  shape.train_mean = wire_json::number_member(j, "train_mean", what);
+  shape.train_rows = wire_json::integer_member<std::size_t>(j, "train_rows", what);
+  return shape;
+}
+
+/// "server:1", "worker:3" or "scheduler".
+std::string node_name(const JobLayout& layout, NodeId id) {
+  if (id == JobLayout::scheduler()) return "scheduler";
+  return id <= layout.servers ? "server:" + std::to_string(id - 1)
+                              : "worker:" + std::to_string(id - 1 - layout.servers);
+}
+
+/// Reads what `role` needs and says so on stderr in one line (how many rows, how long), so that
+/// a slow start is visible and a server's "no data" can be checked.
+PreparedTraining read_node_data(const Scenario& scenario, const std::string& role, bool quiet) {
+  const NodeData what = role == "scheduler" ? NodeData::kAll
+                        : role == "worker"  ? NodeData::kTraining
+                                            : NodeData::kNone;
+  const auto start = std::chrono::steady_clock::now();
+  std::size_t rows = 0;
+  PreparedTraining p = prepare_node_data(scenario, what, &rows);
+  if (!quiet) {
+    std::ostringstream line;
+    line << "pstwin node " << role << ": ";
+    if (what == NodeData::kNone || scenario.model.type == "synthetic")
+      line << "reads no data (the model's shape comes from the scheduler)\n";
+    else
+      line << "read " << rows << (what == NodeData::kAll ? " training and test" : " training")
+           << " rows in " << std::fixed << std::setprecision(1) << seconds_since(start) << " s\n";
+    std::cerr << line.str() << std::flush;
+  }
+  return p;
+}
+
+/// Prints "pstwin node worker:3: clock 120 of 1000, 24.0 clocks/s, 3.2 MB sent" every
+/// interval_s seconds from its own thread, reading only the environment's atomic counters.
+std::unique_ptr<HeartbeatThread> progress_lines(const ZmqEnv& env, const std::string& name,
+                                                std::uint64_t iterations, double interval_s) {
+  if (interval_s <= 0) return nullptr;
+  return std::make_unique<HeartbeatThread>(
+      interval_s, [&env, name, iterations, interval_s, last = std::int64_t{0}]() mutable {
+        const std::int64_t clock = std::max<std::int64_t>(env.progress_clock(), 0);
+        std::ostringstream line;
+        line << "pstwin node " << name << ": clock " << clock << " of " << iterations << ", "
+             << std::fixed << std::setprecision(1) << static_cast<double>(clock - last) / interval_s
+             << " clocks/s, " << static_cast<double>(env.progress_bytes()) / 1e6 << " MB sent\n";
+        last = clock;
+        std::cerr << line.str() << std::flush;
+      });
+}
+
+}  // namespace
+
 nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,
-                            const PreparedTraining& prepared, const NodeOptions& options) {
-  JobSpec spec = make_job_spec(scenario, variant, prepared);
-  spec.stall_timeout_s = options.stall_timeout_s;
-  if (!options.resume_from.empty()) spec.resume = load_resume_point(options.resume_from, spec);
+                            const NodeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   ZmqOptions zmq = options.zmq;
-  zmq.max_range_keys = spec.num_keys();
+  const nlohmann::json fingerprint = job_fingerprint(job_description(scenario, variant.name));
+  PreparedTraining prepared;
+  JobSpec spec;
   std::optional<DirCheckpointStore> checkpoints;
-  if (keeps_checkpoints(spec) && !options.checkpoint_dir.empty()) checkpoints.emplace(options.checkpoint_dir);
+  // The spec, once the model exists: on the scheduler after reading its data, elsewhere after the
+  // address book brought the model's shape.
+  auto make_spec = [&] {
+    spec = make_job_spec(scenario, variant, prepared);
+    spec.stall_timeout_s = options.stall_timeout_s;
+    if (!options.resume_from.empty()) spec.resume = load_resume_point(options.resume_from, spec);
+    if (keeps_checkpoints(spec) && !options.checkpoint_dir.empty()) checkpoints.emplace(options.checkpoint_dir);
+  };
 
   if (options.role == "scheduler") {
-    RunRecorder recorder(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
+    DeferredSink sink;  // the recorder exists once the data says which metric to record
+    std::optional<RunRecorder> recorder;
     zmq.bind_endpoint = options.scheduler_endpoint;
-    ZmqEnv env(zmq, scenario.seed, recorder);
-    if (checkpoints) env.set_checkpoints(&*checkpoints);
+    ZmqEnv env(zmq, scenario.seed, sink);
     if (options.on_listening) options.on_listening(env.endpoint());
-    env.host_registration(spec.layout.servers, spec.layout.workers, options.connect_timeout_s);
+    RendezvousRules rules;
+    rules.connect_timeout_s = options.connect_timeout_s;
+    rules.ready_timeout_s = options.stall_timeout_s;
+    rules.fingerprint = fingerprint;
+    rules.prepare = [&] {
+      prepared = read_node_data(scenario, "scheduler", options.quiet);
+      make_spec();
+      recorder.emplace(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
+      sink.set(&*recorder);
+      return shape_json(prepared.shape);
+    };
+    const auto layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
+    try {
+      env.host_registration(layout.servers, layout.workers, rules);
+    } catch (const std::exception& e) {
+      // The job never started: its summary says so, as a failed simulated run's does.
+      if (!recorder) recorder.emplace(options.out_dir, scenario.training.target_metric);
+      RunFacts facts;
+      facts.environment = "zmq";
+      facts.wall_time_s = seconds_since(start);
+      facts.failure = e.what();
+      recorder->flush();
+      write_summary(options.out_dir, make_summary(scenario, variant, *recorder, facts));
+      throw;
+    }
+    env.set_max_range_keys(spec.num_keys());
+    if (checkpoints) env.set_checkpoints(&*checkpoints);
     std::ofstream(options.out_dir + "/address_book.json")
         << nlohmann::json(env.address_book()).dump(2) << "\n";
     RunFacts facts;
@@ -121,6 +228,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     facts.iterations = spec.iterations;
     auto kernels = make_backend(options.device, nullptr);
     Scheduler scheduler(env, spec, *kernels);
+    const auto progress = progress_lines(env, "scheduler", spec.iterations, options.progress_interval_s);
     try {
       scheduler.run();
       facts.roles_finished = true;
@@ -134,8 +242,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     // (their final reports themselves are not counted: a few hundred bytes).
     facts.bytes_sent = env.bytes_sent() + scheduler.reported_bytes_sent();
     facts.messages_sent = env.messages_sent();
-    recorder.flush();
-    auto summary = make_summary(scenario, variant, recorder, facts);
+    recorder->flush();
+    auto summary = make_summary(scenario, variant, *recorder, facts);
     summary["rejected_messages"] = env.rejected();
     write_summary(options.out_dir, summary);
     if (!facts.roles_finished) throw std::runtime_error(facts.failure);
@@ -147,9 +255,29 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   zmq.bind_endpoint = tcp_endpoint(options.bind_host, "*");
   StderrEventSink sink(options.role);
   ZmqEnv env(zmq, scenario.seed, sink);
+  const std::string address = env.advertised(options.advertise_host);
+  // A node registers as it starts and reads its data afterwards, while the scheduler waits for
+  // everyone: the connect timeout covers starting processes, not reading data. A restarted node
+  // reads first: its job is running and wants it back at once.
+  if (options.rejoin) {
+    prepared = read_node_data(scenario, options.role, options.quiet);
+    env.register_node(options.scheduler_endpoint, options.role, address, options.connect_timeout_s,
+                      options.index, true, fingerprint);
+  } else {
+    env.register_node(options.scheduler_endpoint, options.role, address, options.connect_timeout_s,
+                      options.index, false, fingerprint);
+    try {
+      prepared = read_node_data(scenario, options.role, options.quiet);
+    } catch (const std::exception& e) {
+      env.report_not_ready(e.what());
+      throw;
+    }
+    env.await_address_book(options.stall_timeout_s);
+  }
+  if (scenario.model.type != "synthetic") build_model(scenario, shape_from_json(env.job_model_shape()), prepared);
+  make_spec();
+  env.set_max_range_keys(spec.num_keys());
   if (checkpoints) env.set_checkpoints(&*checkpoints);
-  env.join(options.scheduler_endpoint, options.role, env.advertised(options.advertise_host),
-           options.connect_timeout_s, options.index, options.rejoin);
   if (!(env.layout() == spec.layout))
     throw std::runtime_error("the scheduler's job has " + std::to_string(env.layout().servers) +
                              " servers and " + std::to_string(env.layout().workers) +
@@ -157,6 +285,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
                              " and " + std::to_string(spec.layout.workers) +
                              ": every node must run the same scenario");
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
+  const auto progress = progress_lines(env, node_name(env.layout(), env.self()), spec.iterations,
+                                       options.progress_interval_s);
   run_role(env, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
   env.stop_heartbeats();
   if (spec.fault.enabled) env.abandon_unsent_to_peers();

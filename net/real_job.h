@@ -43,15 +43,22 @@ struct NodeOptions {
   bool rejoin = false;              ///< a restarted node joining a running job (needs index)
   std::string checkpoint_dir;       ///< servers and scheduler: where checkpoints go (empty: none)
   std::string resume_from;          ///< every node: resume from this checkpoint folder
+  bool quiet = false;               ///< no line about the data read
+  double progress_interval_s = 5.0;  ///< a progress line on stderr this often (0: none)
   /// Scheduler: called with the resolved endpoint once it listens (before registration).
   std::function<void(const std::string&)> on_listening;
 };
 
-/// Runs one node of `variant` over ZeroMQ in this process until the job ends. The scheduler
-/// writes the outputs into out_dir (plus address_book.json) and returns the summary; other roles
-/// return null. Throws std::runtime_error with a clear message on rendezvous timeouts, a busy
-/// address or a failed role.
+/// Runs one node of `variant` over ZeroMQ in this process until the job ends. A server or worker
+/// registers first, with the job's fingerprint (net/job_fingerprint.h), then reads its data (a
+/// server: none; a worker: the training set; see prepare_node_data) and builds the model from the
+/// shape in the scheduler's address book. The scheduler reads everything while the others read
+/// theirs, writes the outputs into out_dir (plus address_book.json) and returns the summary;
+/// when the job does not start (a timeout, bad data), it still writes a summary with completed
+/// false and the reason, then throws. Other roles return null. Throws std::runtime_error with a
+/// clear message on rendezvous timeouts, a busy address or a failed role; RegistrationRefused
+/// when the scheduler turns this node away; DataError or ScenarioError for bad data.
 nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,
-                            const PreparedTraining& prepared, const NodeOptions& options);
+                            const NodeOptions& options);
 
 }  // namespace pstwin::net

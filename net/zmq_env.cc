@@ -1,5 +1,6 @@
 // ZmqEnv's data path: sockets, send and receive with the wire-safety checks, heartbeats. The
-// rendezvous (node ids and the address book) is in zmq_rendezvous.cc.
+// rendezvous (node ids and the address book) is in zmq_rendezvous.cc (the scheduler's side) and
+// zmq_join.cc (a node's).
 #include "net/zmq_env.h"
 
 #include <iostream>
@@ -125,6 +126,15 @@ void ZmqEnv::send(NodeId to, Message msg) {
                              format_seconds(options_.send_timeout_s));
   bytes_sent_ += size;
   ++messages_sent_;
+  progress_bytes_.store(bytes_sent_, std::memory_order_relaxed);
+  // A worker's push for clock c finishes clock c; a server's reply says the clock it serves.
+  if (msg.header.type == MsgType::kPush) note_clock(msg.header.clock + 1);
+  else if (msg.header.type == MsgType::kPullReply) note_clock(msg.header.version);
+}
+
+void ZmqEnv::note_clock(std::int64_t clock) {
+  if (clock > progress_clock_.load(std::memory_order_relaxed))
+    progress_clock_.store(clock, std::memory_order_relaxed);
 }
 
 std::optional<Message> ZmqEnv::recv(double timeout_s) {
@@ -204,6 +214,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       reject("node " + std::to_string(*sender), "rendezvous message after the job started");
       continue;
     }
+    if (m.header.type == MsgType::kSnapshot) note_clock(m.header.clock);
     return m;
   }
 }

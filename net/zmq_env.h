@@ -2,9 +2,11 @@
 // environments"): a ROUTER socket receives, one DEALER socket per peer sends.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,7 +15,10 @@
 
 #include <zmq.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include "net/curve_keys.h"
+#include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
 #include "net/zap_authenticator.h"
 #include "runtime/codec.h"
@@ -31,11 +36,36 @@ struct ZmqOptions {
   std::optional<CurveKeys> keys;      ///< the job's credentials; nullopt only with --insecure
   std::size_t max_message_bytes = kDefaultMaxMessageBytes;  ///< larger messages are refused
   /// Longest key range a message may name (decode's max_range_keys): the model's key count, set
-  /// by the job; the default leaves only decode's own max_message_bytes / 8 bound.
+  /// by the job once it knows the model (ZmqEnv::set_max_range_keys); the default leaves only
+  /// decode's own max_message_bytes / 8 bound.
   std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max();
   int high_water_mark = 1000;         ///< messages queued per socket before send blocks
   double send_timeout_s = 60.0;       ///< a send blocked this long (peer gone) is an error
   double linger_s = 5.0;              ///< at close, how long unsent messages may still go out
+};
+
+/// The scheduler's side of a rendezvous (ZmqEnv::host_registration).
+struct RendezvousRules {
+  /// Every node must have registered within this many seconds of the latest registration (or of
+  /// the start, before the first). Nodes register as soon as they start, before reading data, so
+  /// this covers starting processes only.
+  double connect_timeout_s = 30.0;
+  /// Every registered node must then report its data loaded within this many seconds.
+  double ready_timeout_s = 300.0;
+  /// This job's job_fingerprint (net/job_fingerprint.h); a node registering with another one is
+  /// turned away saying where they differ. Null: no check (tests of the transport).
+  nlohmann::json fingerprint;
+  /// Called once every node has registered, while the nodes read their data: reads the
+  /// scheduler's and returns the model's shape, which every address book carries as "model".
+  /// Whatever it throws turns every node away with its message and is rethrown. Empty: {}.
+  std::function<nlohmann::json()> prepare;
+};
+
+/// The scheduler turned this node away (another job fingerprint, a taken index, ...): bad input
+/// on this node's side, not a transport failure. what() says why.
+class RegistrationRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// A node's Env on a real network. Its life: construct (binds the ROUTER; a std::runtime_error
@@ -67,21 +97,29 @@ class ZmqEnv : public Env {
   /// clock is behind the scheduler's by the one-way delay of the address book (well under a
   /// millisecond on a LAN or loopback).
   ///
-  /// Scheduler side of the rendezvous: waits for `servers` + `workers` kRegister messages
-  /// (data: {"role", "address", optionally "index"}), gives servers ids 1..S and workers
-  /// S+1..S+W (the id of the requested index when one is asked for and free, else the next free
-  /// one in arrival order), and answers each with kAddressBook (data: {"id", "nodes": addresses by
-  /// id, "servers": S, "time_s": the job's clock}). Becomes node 0. Throws
-  /// std::runtime_error naming how many registered when the others do not within timeout_s.
+  /// Scheduler side of the rendezvous, in two steps. First every node registers (kRegister, data:
+  /// {"role", "address", optionally "index", "fingerprint"}): servers get ids 1..S and workers
+  /// S+1..S+W (the requested index when free, else the next free one in arrival order), and each
+  /// accepted node is answered {"accepted": true} at once; a node with another fingerprint, a
+  /// taken index or a role the job has no room for is answered {"error": why} (and logged), and
+  /// the scheduler keeps waiting for a right one. Then, with `rules.prepare` running meanwhile,
+  /// every node reports its data loaded (kRegister {"ready": true}), and all get kAddressBook
+  /// {"id", "nodes": addresses by id, "servers": S, "time_s": the job's clock, "model": shape}.
+  /// Becomes node 0. On a timeout throws std::runtime_error naming the missing nodes as
+  /// role:index ("server:1, worker:5-7") and the option that gives more time, after turning the
+  /// registered nodes away with the same reason.
   /// After the rendezvous, recv() takes a registration flagged {"rejoin": true} for a given role
   /// and index as a restarted node: it gets that node's id and the address book, and every other
   /// node is told the new address (an env-level kAddressBook {"update": ...}, never seen by roles).
+  void host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules);
+  /// The same with no fingerprint check, nothing to prepare, and timeout_s for both steps.
   void host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s);
 
-  /// Node side: registers as `role` ("server" or "worker") with the scheduler at
-  /// `scheduler_endpoint`, advertising `my_address`, and waits for the address book.
-  /// `index` >= 0 asks for that server or worker index; `rejoin` registers a restarted node
-  /// into a running job (it must name its index). Throws std::runtime_error saying why:
+  /// Node side, first step: registers as `role` ("server" or "worker") with the scheduler at
+  /// `scheduler_endpoint`, advertising `my_address` and `fingerprint` (null: none), and waits
+  /// until the scheduler accepts it. `index` >= 0 asks for that server or worker index; `rejoin`
+  /// registers a restarted node into a running job (it must name its index), and then the
+  /// address book comes at once: no await_address_book. Throws std::runtime_error saying why:
   ///   "cannot reach the scheduler at E: cannot resolve host H (why)";
   ///   "the scheduler at E refused this node's key: it does not hold the job's key pair ..."
   ///     (at once, when the scheduler's authentication refused it);
@@ -91,11 +129,31 @@ class ZmqEnv : public Env {
   ///     side only);
   ///   "the scheduler at E failed the connection's handshake ..." (at once: not a pstwin node);
   ///   "cannot reach the scheduler at E within N s: nothing accepted a connection there ..." or
-  ///     "...: it accepted the connection but did not answer the registration" (on timeout);
-  ///   "the scheduler at E turned this node away: WHY" (refused registration).
-  /// Throws ProtocolError for an address book that does not decode or holds impossible values.
+  ///     "...: it accepted the connection but did not answer the registration" (on timeout).
+  /// Throws RegistrationRefused "the scheduler at E turned this node away: WHY" (refused
+  /// registration), and ProtocolError for an answer that does not decode.
+  void register_node(const std::string& scheduler_endpoint, const std::string& role,
+                     const std::string& my_address, double timeout_s, int index = -1,
+                     bool rejoin = false, const nlohmann::json& fingerprint = nullptr);
+  /// Node side, second step (after register_node, without rejoin): tells the scheduler this node
+  /// has read its data and waits up to timeout_s for the address book. Throws std::runtime_error
+  /// on a timeout or when the job does not start (the scheduler's reason), ProtocolError for an
+  /// address book that does not decode or holds impossible values.
+  void await_address_book(double timeout_s);
+  /// Node side, instead of await_address_book when this node cannot read its data: tells the
+  /// scheduler why (it gives up on the job at once, rather than after the stall timeout).
+  void report_not_ready(const std::string& why);
+  /// Both steps at once, for a node with nothing to read in between.
   void join(const std::string& scheduler_endpoint, const std::string& role,
             const std::string& my_address, double timeout_s, int index = -1, bool rejoin = false);
+  /// The model's shape from the address book ("model"; {} when the scheduler sent none).
+  const nlohmann::json& job_model_shape() const { return model_shape_; }
+
+  /// The highest clock this node has seen its job reach (a worker: clocks it finished; a server:
+  /// range clocks it served; the scheduler: clocks of snapshots; -1 before any), and the bytes it
+  /// has sent. Safe to read from another thread, for a progress line.
+  std::int64_t progress_clock() const { return progress_clock_.load(std::memory_order_relaxed); }
+  std::uint64_t progress_bytes() const { return progress_bytes_.load(std::memory_order_relaxed); }
 
   /// Every node's address, by id (valid after the rendezvous).
   const std::vector<std::string>& address_book() const { return book_; }
@@ -120,6 +178,9 @@ class ZmqEnv : public Env {
   CheckpointStore* checkpoints() override { return checkpoints_; }
   /// Where this node's checkpoints go (null: none kept). Not owned.
   void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
+  /// Bounds the key ranges of messages decoded from now on to `keys` (the model's key count,
+  /// known once the model is; see ZmqOptions::max_range_keys).
+  void set_max_range_keys(std::uint64_t keys) { options_.max_range_keys = keys; }
 
   /// Node side, after join: sends kHeartbeat to the scheduler every interval_s seconds from a
   /// thread with its own connection (identity "h<id>"), until stop_heartbeats() or destruction.
@@ -143,6 +204,17 @@ class ZmqEnv : public Env {
   /// Scheduler, after the start: a restarted node registering again.
   void take_back(const std::string& identity, const Message& registration);
   void answer_registration(const std::string& identity, NodeId id);
+  void answer_accepted(const std::string& identity);
+  /// Scheduler: `reply` to the registration socket `identity` (not a node id yet).
+  void send_to_registrant(const std::string& identity, const Message& reply);
+  /// Scheduler: true when `registration` carries this job's fingerprint (or none is required).
+  /// Otherwise turns the node (`node`: "worker:2 at tcp://...", for the log) away saying why,
+  /// logs a mismatch, counts a malformed fingerprint as a rejected message, and returns false.
+  bool admits(const std::string& identity, const std::string& node, const nlohmann::json& registration);
+  /// Node side: waits for the scheduler's answer on the registration socket until `deadline`;
+  /// `waiting_for` says what for in the timeout message.
+  Message await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
+                      const std::string& waiting_for);
 
   ZmqOptions options_;
   std::uint64_t seed_;
@@ -155,6 +227,13 @@ class ZmqEnv : public Env {
   NodeId self_ = 0;
   std::vector<std::string> book_;
   JobLayout layout_;
+  nlohmann::json fingerprint_;   // scheduler: the job's (null: unchecked)
+  nlohmann::json model_shape_ = nlohmann::json::object();  // carried by every address book
+  std::string scheduler_endpoint_;  // node: as given to register_node
+  // Node, between register_node and await_address_book: the registration connection and its
+  // watch (declared after context_, so closed before it).
+  std::unique_ptr<zmq::socket_t> registration_;
+  std::unique_ptr<HandshakeWatch> watch_;
   std::unique_ptr<Rng> rng_;
   std::chrono::steady_clock::time_point start_;  // the job's time 0 (see now())
   CheckpointStore* checkpoints_ = nullptr;
@@ -162,6 +241,9 @@ class ZmqEnv : public Env {
   std::uint64_t rejected_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;
+  std::atomic<std::int64_t> progress_clock_{-1};
+  std::atomic<std::uint64_t> progress_bytes_{0};
+  void note_clock(std::int64_t clock);
 };
 
 }  // namespace pstwin::net

@@ -1,4 +1,4 @@
-// ZmqEnv's rendezvous: the scheduler hands out node ids and the address book, nodes register
+// ZmqEnv's rendezvous, scheduler side: it hands out node ids and the address book as nodes register
 // (or rejoin a running job after a restart). The data path is in zmq_env.cc.
 #include <iostream>
 #include <random>
@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/handshake_watch.h"
+#include "net/job_fingerprint.h"
 #include "net/tcp_address.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
@@ -18,12 +19,12 @@ namespace pstwin::net {
 
 namespace {
 
-/// Reads a registration's body: {"role", "address", "index" (optional; -1 or absent: any free
-/// one), "rejoin" (optional bool)}. Returns whether it asks to rejoin a running job. Throws
-/// ProtocolError naming the field that is missing or of the wrong type or range.
-bool read_registration(const Message& m, std::string& role, std::string& address, std::int64_t& index) {
+/// Reads a registration's body `j`: {"role", "address", "index" (optional; -1 or absent: any free
+/// one), "rejoin" (optional bool), "fingerprint" (read by admits)}. Returns whether it asks to
+/// rejoin a running job. Throws ProtocolError naming the field that is missing or of the wrong
+/// type or range (runtime/wire_json.h).
+bool read_registration(const nlohmann::json& j, std::string& role, std::string& address, std::int64_t& index) {
   const std::string what = "registration";
-  const auto j = wire_json::parse_object(m.data, what);
   role = wire_json::string_member(j, "role", what);
   address = wire_json::string_member(j, "address", what);
   index = j.contains("index") ? wire_json::integer_member<std::int32_t>(j, "index", what) : -1;
@@ -32,31 +33,93 @@ bool read_registration(const Message& m, std::string& role, std::string& address
   return j["rejoin"].get<bool>();
 }
 
+/// "server:0" or "worker:3": the slot of node `id` in a job of `servers` servers.
+std::string slot_name(NodeId id, std::uint32_t servers) {
+  return id <= servers ? "server:" + std::to_string(id - 1) : "worker:" + std::to_string(id - 1 - servers);
+}
+
+/// "server:1, worker:5-7": the nodes whose slots are still empty (ids first..first+count-1).
+std::string missing_nodes(const std::vector<bool>& present, std::uint32_t servers) {
+  std::string out;
+  auto name = [&](NodeId id) { return slot_name(id, servers); };
+  for (NodeId id = 1; id < present.size();) {
+    if (present[id]) {
+      ++id;
+      continue;
+    }
+    NodeId last = id;
+    const bool server = id <= servers;
+    while (last + 1 < present.size() && !present[last + 1] && (last + 1 <= servers) == server) ++last;
+    if (!out.empty()) out += ", ";
+    out += name(id);
+    if (last > id) out += "-" + std::to_string(server ? last - 1 : last - 1 - servers);
+    id = last + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s) {
+  RendezvousRules rules;
+  rules.connect_timeout_s = rules.ready_timeout_s = timeout_s;
+  host_registration(servers, workers, rules);
+}
+
+void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules) {
   self_ = kScheduler;
+  fingerprint_ = rules.fingerprint;
   const std::uint32_t nodes = 1 + servers + workers;
   std::vector<std::string> book(nodes);
   std::vector<std::string> identity_of(nodes);
+  std::vector<bool> registered(nodes, false), ready(nodes, false);
+  registered[kScheduler] = ready[kScheduler] = true;
   book[kScheduler] = endpoint_;
-  std::uint32_t next_server = 1, next_worker = 1 + servers;
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  auto refuse = [this](const std::string& identity, const std::string& why) {
-    refuse_registration(identity, why);
+  std::uint32_t registrations = 0, readies = 0;
+  using clock = std::chrono::steady_clock;
+  auto deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
+  bool prepared = false;
+  // Everyone registered is told why the job does not start, then the scheduler fails with it.
+  auto give_up = [&](const std::string& why) {
+    for (NodeId id = 1; id < nodes; ++id)
+      if (!identity_of[id].empty()) refuse_registration(identity_of[id], "the job did not start: " + why);
+    throw std::runtime_error(why);
   };
-  while (next_server <= servers || next_worker < nodes) {
-    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+  while (registrations < servers + workers || readies < servers + workers || !prepared) {
+    if (registrations == servers + workers && !prepared) {
+      // Every node is reading its data now; the scheduler reads its own meanwhile.
+      try {
+        if (rules.prepare) model_shape_ = rules.prepare();
+      } catch (const std::exception& e) {
+        // Bad data stays what it is (DataError, ScenarioError) for the caller; the nodes hear why.
+        for (NodeId id = 1; id < nodes; ++id)
+          refuse_registration(identity_of[id], std::string("the job did not start: the scheduler "
+                                                           "could not prepare it: ") + e.what());
+        throw;
+      }
+      prepared = true;
+      deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.ready_timeout_s * 1e6));
+      continue;
+    }
+    const double left = std::chrono::duration<double>(deadline - clock::now()).count();
     auto raw = left > 0 ? receive_raw(left) : std::nullopt;
     if (!raw) {
-      const std::string why =
-          "only " + std::to_string(next_server - 1) + " of " + std::to_string(servers) +
-          " servers and " + std::to_string(next_worker - 1 - servers) + " of " +
-          std::to_string(workers) + " workers registered within " + format_seconds(timeout_s);
-      for (NodeId id = 1; id < nodes; ++id)
-        if (!identity_of[id].empty()) refuse(identity_of[id], "the job did not start: " + why);
-      throw std::runtime_error(why);
+      if (registrations < servers + workers)
+      if (registrations < servers + workers) {
+        std::uint32_t servers_in = 0;
+        for (NodeId id = 1; id <= servers; ++id) servers_in += registered[id] ? 1 : 0;
+        give_up("only " + std::to_string(servers_in) + " of " + std::to_string(servers) +
+                " servers and " + std::to_string(registrations - servers_in) + " of " +
+                std::to_string(workers) + " workers registered within " +
+                format_seconds(rules.connect_timeout_s) +
+                " of the latest registration (or of the start); missing: " +
+                missing_nodes(registered, servers) +
+                ". Nodes register as they start, before reading data: are they running, with this "
+                "scheduler's address? Slow starts need a longer --connect-timeout");
+      }
+      give_up("registered nodes did not finish reading their data within " +
+              format_seconds(rules.ready_timeout_s) + ": " + missing_nodes(ready, servers) +
+              " (a slow or overloaded machine needs a longer --stall-timeout)");
     }
     const std::string& who = raw->first;
     Message m;
@@ -71,14 +134,34 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
       reject(printable(who), "expected a registration, got " + std::string(msg_type_name(m.header.type)));
       continue;
     }
+    nlohmann::json j;
     std::string role, address;
     std::int64_t index = -1;
     try {
-      read_registration(m, role, address, index);
+      j = wire_json::parse_object(m.data, "registration");
+      if (j.contains("ready")) {
+        NodeId id = 0;
+        for (NodeId n = 1; n < nodes && id == 0; ++n)
+          if (identity_of[n] == who) id = n;
+        if (id == 0) {
+          reject(printable(who), "kRegister: ready before registering");
+          continue;
+        }
+        if (!j["ready"].is_boolean()) throw ProtocolError("registration: \"ready\" must be true or false");
+        if (!j["ready"].get<bool>())  // it could not read its data: the job cannot start
+          give_up(slot_name(id, servers) + " could not read its data: " +
+                  (j.contains("error") ? wire_json::string_member(j, "error", "registration") : "(no reason given)"));
+        if (!ready[id]) ++readies;
+        ready[id] = true;
+        continue;
+      }
+      read_registration(j, role, address, index);
     } catch (const ProtocolError& e) {
       reject(printable(who), e.what());
       continue;
     }
+    const std::string node = role + (index >= 0 ? ":" + std::to_string(index) : "");
+    if (!admits(who, node + " at " + address, j)) continue;
     // A launcher that knows which process is which (to inject failures into them) asks for the
     // index; others take the next free one.
     const NodeId first = role == "server" ? 1 : 1 + servers;
@@ -90,21 +173,23 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
     else if ((role == "server" || role == "worker") && index < 0)
       for (NodeId n = first; n < first + count && id == 0; ++n)
         if (identity_of[n].empty()) id = n;
-    if (id != 0) {
-      if (role == "server") ++next_server;
-      else ++next_worker;
-    } else {
+    if (id == 0) {
       const std::string why = role == "server" || role == "worker"
                                   ? (index >= 0 ? role + " index " + std::to_string(index) +
                                                       " is taken or does not exist"
                                                 : "the job already has all its " + role + "s")
                                   : "unknown role '" + role + "'";
       reject(printable(who), "registration refused: " + why);
-      refuse(who, "registration refused: " + why);
+      refuse_registration(who, "registration refused: " + why);
       continue;
     }
+    ++registrations;
+    registered[id] = true;
     book[id] = address;
     identity_of[id] = who;
+    answer_accepted(who);
+    if (!prepared)  // the connect timeout counts from the latest node to start
+      deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
   }
   became(0, book, servers);
   // Time 0 of the job is the end of the rendezvous, so start-up and data loading are not counted.
@@ -113,30 +198,64 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
   for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
 }
 
-void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
+bool ZmqEnv::admits(const std::string& identity, const std::string& node,
+                    const nlohmann::json& registration) {
+  if (fingerprint_.is_null()) return true;
+  std::string mismatch;
+  try {
+    if (!registration.contains("fingerprint"))
+      throw ProtocolError("kRegister: no fingerprint (a pstwin older than this scheduler?)");
+    mismatch = fingerprint_mismatch(fingerprint_, registration["fingerprint"]);
+  } catch (const ProtocolError& e) {
+    reject(printable(identity), e.what());
+    refuse_registration(identity, e.what());
+    return false;
+  }
+  if (mismatch.empty()) return true;
+  // Logged and refused; the slot stays free for a node started with the right scenario.
+  std::cerr << "pstwin[node 0]: refused " << node << ": " << mismatch << "\n";
+  refuse_registration(identity, "it does not run this job: " + mismatch);
+  return false;
+}
+
+void ZmqEnv::answer_accepted(const std::string& identity) {
+  // An address book that carries only the acceptance: the node may read its data now.
   Message reply;
   reply.header.type = MsgType::kAddressBook;
-  reply.header.receiver = id;
-  reply.data =
-      nlohmann::json{{"id", id}, {"nodes", book_}, {"servers", layout_.servers}, {"time_s", now()}}.dump();
+  reply.data = nlohmann::json{{"accepted", true}}.dump();
+  send_to_registrant(identity, reply);
+}
+
+void ZmqEnv::send_to_registrant(const std::string& identity, const Message& reply) {
   const auto bytes = encode(reply);
   router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
   router_.send(zmq::buffer(bytes), zmq::send_flags::none);
 }
 
+void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
+  Message reply;
+  reply.header.type = MsgType::kAddressBook;
+  reply.header.receiver = id;
+  reply.data =
+      nlohmann::json{{"id", id}, {"nodes", book_}, {"servers", layout_.servers}, {"time_s", now()},
+                     {"model", model_shape_}}
+          .dump();
+  send_to_registrant(identity, reply);
+}
+
 void ZmqEnv::take_back(const std::string& identity, const Message& registration) {
   std::string role, address;
   std::int64_t index = -1;
-  bool rejoin = false;
   try {
-    rejoin = read_registration(registration, role, address, index);
+    const auto j = wire_json::parse_object(registration.data, "registration");
+    if (!read_registration(j, role, address, index)) {
+      refuse_registration(identity, "the job has already started with all its nodes");
+      reject(printable(identity), "registration after the job started");
+      return;
+    }
+    if (!admits(identity, role + ":" + std::to_string(index) + " (restarted) at " + address, j)) return;
   } catch (const ProtocolError& e) {
     reject(printable(identity), e.what());
-    return;
-  }
-  if (!rejoin) {
-    refuse_registration(identity, "the job has already started with all its nodes");
-    reject(printable(identity), "registration after the job started");
     return;
   }
   const std::uint32_t count = role == "server" ? layout_.servers : role == "worker" ? layout_.workers : 0;
@@ -145,7 +264,8 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
     reject(printable(identity), "rejoin without a valid role and index");
     return;
   }
-  const NodeId id = role == "server" ? layout_.server(static_cast<std::uint32_t>(index)) : layout_.worker(static_cast<std::uint32_t>(index));
+  const NodeId id = role == "server" ? layout_.server(static_cast<std::uint32_t>(index))
+                                     : layout_.worker(static_cast<std::uint32_t>(index));
   book_[id] = address;
   peers_.erase(id);  // the old connection leads to the dead process
   // Everyone else dials the new process from now on; told before the process hears back, so the
@@ -163,108 +283,7 @@ void ZmqEnv::refuse_registration(const std::string& identity, const std::string&
   Message reply;
   reply.header.type = MsgType::kAddressBook;
   reply.data = nlohmann::json{{"error", why}}.dump();
-  const auto bytes = encode(reply);
-  router_.send(zmq::buffer(identity), zmq::send_flags::sndmore);
-  router_.send(zmq::buffer(bytes), zmq::send_flags::none);
-}
-
-void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role,
-                  const std::string& my_address, double timeout_s, int index, bool rejoin) {
-  zmq::socket_t dealer = open_socket(context_, zmq::socket_type::dealer);
-  std::random_device entropy;
-  std::string identity("r");
-  identity.append(std::to_string(entropy())).append(std::to_string(entropy()));
-  dealer.set(zmq::sockopt::routing_id, identity);
-  dealer.set(zmq::sockopt::linger, 0);
-  secure_client(dealer);
-  // Watched from before the connection starts, so that a failure can be told apart from silence.
-  HandshakeWatch watch(context_, dealer, identity);
-  const std::string scheduler = "the scheduler at " + scheduler_endpoint;
-  try {
-    connect_tcp(dealer, scheduler_endpoint);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error("cannot reach " + scheduler + ": " + e.what());
-  }
-  Message reg;
-  reg.header.type = MsgType::kRegister;
-  nlohmann::json body{{"role", role}, {"address", my_address}};
-  if (index >= 0) body["index"] = index;
-  if (rejoin) body["rejoin"] = true;
-  reg.data = body.dump();
-  const auto bytes = encode(reg);
-  dealer.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  zmq::message_t frame;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t items[] = {{dealer.handle(), 0, ZMQ_POLLIN, 0},
-                               {watch.events().handle(), 0, ZMQ_POLLIN, 0}};
-    zmq::poll(items, 2, std::max(left, std::chrono::milliseconds(0)));
-    if ((items[0].revents & ZMQ_POLLIN) && dealer.recv(frame, zmq::recv_flags::dontwait)) break;
-    switch (watch.update()) {
-      case HandshakeWatch::Outcome::kKeyRefused:
-        throw std::runtime_error(scheduler + " refused this node's key: it does not hold the job's "
-                                 "key pair (--key-file, the same file on every node)");
-      case HandshakeWatch::Outcome::kSecurityMismatch:
-        throw std::runtime_error(scheduler + " and this node disagree on security: one of them runs "
-                                 "with --insecure and the other with a key file");
-      case HandshakeWatch::Outcome::kBrokenOff:
-        throw std::runtime_error(
-            scheduler + " broke off the handshake " + std::to_string(HandshakeWatch::kBrokenHandshakes) +
-            " times" +
-            (options_.keys ? ": it holds another key pair than this node (every node needs the job's "
-                             "key file)"
-                           : " (is a pstwin scheduler of this job listening there?)"));
-      case HandshakeWatch::Outcome::kHandshakeFailed:
-        throw std::runtime_error(scheduler + " failed the connection's handshake (is a pstwin "
-                                 "scheduler of this job listening there?)");
-      default:
-        break;
-    }
-    if (left.count() <= 0) {
-      const bool answered = watch.outcome() != HandshakeWatch::Outcome::kNoConnection;
-      throw std::runtime_error(
-          "cannot reach " + scheduler + " within " + format_seconds(timeout_s) +
-          (answered ? ": it accepted the connection but did not answer the registration"
-                    : ": nothing accepted a connection there (is it running, at that address?)"));
-    }
-  }
-  const auto arrived = std::chrono::steady_clock::now();
-  Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size(),
-                         options_.max_message_bytes);
-  if (reply.header.type != MsgType::kAddressBook)
-    throw ProtocolError("scheduler answered registration with " +
-                        std::string(msg_type_name(reply.header.type)));
-  NodeId id;
-  std::vector<std::string> book;
-  std::uint32_t servers;
-  double job_time_s;
-  {
-    const std::string what = "address book from the scheduler";
-    const auto j = wire_json::parse_object(reply.data, what);
-    if (j.contains("error"))
-      throw std::runtime_error(scheduler + " turned this node away: " + wire_json::string_member(j, "error", what));
-    id = wire_json::integer_member<NodeId>(j, "id", what);
-    const auto& nodes = wire_json::member(j, "nodes", what);
-    if (!nodes.is_array()) throw ProtocolError(what + ": \"nodes\" must be an array");
-    for (const auto& a : nodes) {
-      if (!a.is_string()) throw ProtocolError(what + ": each of \"nodes\" must be an address string");
-      book.push_back(a.get<std::string>());
-    }
-    servers = wire_json::integer_member<std::uint32_t>(j, "servers", what);
-    job_time_s = wire_json::number_member(j, "time_s", what);
-  }
-  if (id == 0 || id >= book.size()) throw ProtocolError("address book gives an impossible id");
-  if (servers >= book.size()) throw ProtocolError("address book gives more servers than nodes");
-  if (!(job_time_s >= 0.0) || job_time_s > 1e9)
-    throw ProtocolError("address book gives an impossible job time");
-  book[kScheduler] = scheduler_endpoint;  // dial the scheduler the way this node already reached it
-  became(id, std::move(book), servers);
-  // The job's clock, as the scheduler read it when it answered (see now()).
-  start_ = arrived - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                         std::chrono::duration<double>(job_time_s));
+  send_to_registrant(identity, reply);
 }
 
 }  // namespace pstwin::net

@@ -23,57 +23,53 @@ constexpr std::uint64_t kRatingsSplitStream = 3;
 void shuffle(std::vector<std::uint32_t>& v, Rng& rng) {
   for (std::size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
-}  // namespace
 
-PreparedTraining prepare_training(const Scenario& scenario) {
-  PreparedTraining p;
-  if (scenario.model.type == "synthetic") {
-    check_servers_have_keys(scenario, scenario.model.parameters);
-    return p;
-  }
+
+/// Reads the training set (and the test set when `with_test`), labels checked.
+void read_datasets(const Scenario& scenario, bool with_test, PreparedTraining& p) {
   const DataSection& d = *scenario.data;
   if (d.format == "ratings") {
+    // One file split in two: both splits come from reading it whole.
     RatingsSplit split =
         read_ratings(d.file, d.test_fraction, Rng::derive_seed(scenario.seed, kNoNode, kRatingsSplitStream));
     p.train = std::make_unique<Dataset>(std::move(split.train));
-    p.test = std::make_unique<Dataset>(std::move(split.test));
+    if (with_test) p.test = std::make_unique<Dataset>(std::move(split.test));
   } else if (d.format == "libsvm") {
     p.train = std::make_unique<Dataset>(read_libsvm(d.train));
-    p.test = std::make_unique<Dataset>(read_libsvm(d.test));
+    if (with_test) p.test = std::make_unique<Dataset>(read_libsvm(d.test));
   } else {
     p.train = std::make_unique<Dataset>(read_idx(d.train, d.train_labels));
-    p.test = std::make_unique<Dataset>(read_idx(d.test, d.test_labels));
+    if (with_test) p.test = std::make_unique<Dataset>(read_idx(d.test, d.test_labels));
   }
   // Labels the model cannot learn are named with their line, before the model counts classes.
   check_labels_fit(scenario.model.type, *p.train);
-  check_labels_fit(scenario.model.type, *p.test);
+  if (p.test) check_labels_fit(scenario.model.type, *p.test);
+}
+
+/// The shape of the model for the training and test sets of `p` (both read).
+ModelShape shape_of(const PreparedTraining& p) {
+  ModelShape shape;
   // A test set may use fewer feature indices or classes than the training set (or more: a
   // feature never seen in training simply has weight zero).
-  const std::size_t features = std::max(p.train->cols, p.test->cols);
-  const std::size_t classes = std::max(p.train->num_classes, p.test->num_classes);
-  try {
-    p.model = scenario.model.type == "mf" ? make_mf_model(scenario.model, *p.train)
-                                          : make_model(scenario.model, features, classes);
-  } catch (const std::invalid_argument& e) {
-    throw ScenarioError("/model/type", e.what());
+  shape.features = std::max(p.train->cols, p.test->cols);
+  shape.classes = std::max(p.train->num_classes, p.test->num_classes);
+  shape.train_rows = p.train->rows;
+  if (const auto& r = p.train->ratings) {
+    shape.users = r->num_users;
+    shape.items = r->num_items;
+    shape.train_mean = r->train_mean;
   }
+  return shape;
+}
 
-  check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
-  if (const auto& target = scenario.training.target_metric) {
-    const bool accuracy = metric_goal(p).name == "accuracy";
-    if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
-      throw ScenarioError("/training/target_metric",
-                          "a target " + metric_goal(p).name + " must be " +
-                              (accuracy ? "in (0, 1]" : "positive") + ", got " +
-                              std::to_string(*target));
-  }
-
+/// Gives worker w rows [w*N/W, (w+1)*N/W) of the training set, in file order or shuffled.
+void partition(const Scenario& scenario, PreparedTraining& p) {
   const std::uint32_t workers = scenario.cluster.workers;
   const std::size_t n = p.train->rows;
   check_workers_have_rows(scenario, n, p.train->source);
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  if (d.partition == "shuffled") {
+  if (scenario.data->partition == "shuffled") {
     Rng rng(Rng::derive_seed(scenario.seed, kNoNode, kPartitionStream));
     shuffle(order, rng);
   }
@@ -83,17 +79,68 @@ PreparedTraining prepare_training(const Scenario& scenario) {
     p.worker_rows[w].assign(order.begin() + static_cast<long>(begin),
                             order.begin() + static_cast<long>(end));
   }
-  // A seeded sample of training rows for train_loss, so evaluating stays cheap on big sets.
+}
+
+/// A seeded sample of training rows for train_loss, so evaluating stays cheap on big sets.
+void sample_train_eval_rows(const Scenario& scenario, PreparedTraining& p) {
+  const std::size_t n = p.train->rows;
   std::vector<std::uint32_t> sample(n);
   std::iota(sample.begin(), sample.end(), 0u);
-  if (d.train_eval_rows < n) {
+  if (scenario.data->train_eval_rows < n) {
     Rng rng(Rng::derive_seed(scenario.seed, kNoNode, kTrainEvalStream));
     shuffle(sample, rng);
-    sample.resize(d.train_eval_rows);
+    sample.resize(scenario.data->train_eval_rows);
     std::sort(sample.begin(), sample.end());
   }
   p.train_eval_rows = std::move(sample);
+}
+}  // namespace
+
+void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTraining& p) {
+  if (scenario.model.type == "synthetic") return;
+  p.shape = shape;
+  try {
+    if (scenario.model.type == "mf") {
+      if (scenario.data->format != "ratings")
+        throw std::invalid_argument("model type \"mf\" needs ratings data (data format \"ratings\")");
+      p.model = std::make_unique<MfModel>(shape.users, shape.items, shape.train_mean,
+                                          scenario.model.rank, scenario.model.l2,
+                                          scenario.model.init_scale);
+    } else {
+      p.model = make_model(scenario.model, shape.features, shape.classes);
+    }
+  } catch (const std::invalid_argument& e) {
+    throw ScenarioError("/model/type", e.what());
+  }
+  check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
+  if (const auto& target = scenario.training.target_metric) {
+    const bool accuracy = metric_goal(p).name == "accuracy";
+    if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
+      throw ScenarioError("/training/target_metric",
+                          "a target " + metric_goal(p).name + " must be " +
+                              (accuracy ? "in (0, 1]" : "positive") + ", got " +
+                              std::to_string(*target));
+  }
+}
+
+PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data, std::size_t* rows_read) {
+  PreparedTraining p;
+  if (rows_read) *rows_read = 0;
+  if (scenario.model.type == "synthetic") {
+    check_servers_have_keys(scenario, scenario.model.parameters);
+    return p;
+  }
+  if (data == NodeData::kNone) return p;
+  read_datasets(scenario, data == NodeData::kAll, p);
+  if (rows_read) *rows_read = p.train->rows + (p.test ? p.test->rows : 0);
+  if (data == NodeData::kAll) build_model(scenario, shape_of(p), p);
+  partition(scenario, p);
+  if (data == NodeData::kAll) sample_train_eval_rows(scenario, p);
   return p;
+}
+
+PreparedTraining prepare_training(const Scenario& scenario) {
+  return prepare_node_data(scenario, NodeData::kAll);
 }
 
 bool same_preparation(const Scenario& a, const Scenario& b) {
@@ -114,7 +161,8 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
   JobSpec spec;
   spec.layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
   spec.consistency = variant.config;
-  spec.iterations = iterations_per_worker(scenario, prepared.train ? prepared.train->rows : 0);
+  // From the shape: a server has no training set, only the shape the scheduler sent it.
+  spec.iterations = iterations_per_worker(scenario, prepared.train ? prepared.train->rows : prepared.shape.train_rows);
   spec.batch_size = scenario.training.batch_size;
   spec.learning_rate = scenario.training.learning_rate;
   spec.optimizer = OptimizerSpec{.kind = scenario.training.optimizer,

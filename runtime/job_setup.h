@@ -12,6 +12,21 @@
 
 namespace pstwin {
 
+/// What a model's size depends on, read from the data: the same on every node of a job. The
+/// scheduler of a real job reads it from its data and sends it in the address book, so that
+/// servers build the model without reading any data (net/zmq_env.h).
+struct ModelShape {
+  std::size_t features = 0;  ///< max(train, test) feature count (not mf)
+  std::size_t classes = 0;   ///< max(train, test) class count (not mf)
+  std::size_t users = 0;     ///< mf: users of the ratings file
+  std::size_t items = 0;     ///< mf: items of the ratings file
+  double train_mean = 0.0;   ///< mf: mean rating of the training split
+  /// Rows of the training set: with training.epochs, they set the clocks per worker
+  /// (iterations_per_worker), which a server must know without reading the data.
+  std::size_t train_rows = 0;
+  bool operator==(const ModelShape&) const = default;
+};
+
 /// Data and model of a scenario, loaded once and shared read-only by every variant and node.
 struct PreparedTraining {
   std::unique_ptr<Dataset> train;   ///< null for the synthetic model
@@ -19,6 +34,14 @@ struct PreparedTraining {
   std::unique_ptr<Model> model;
   std::vector<std::vector<std::uint32_t>> worker_rows;
   std::vector<std::uint32_t> train_eval_rows;
+  ModelShape shape;                 ///< of `model` (zeros for the synthetic model)
+};
+
+/// Which data a node of a real job reads (prepare_node_data).
+enum class NodeData {
+  kNone,      ///< a server: no data; the model is built later from the scheduler's shape
+  kTraining,  ///< a worker: the training set and its partition (the shape comes later too)
+  kAll,       ///< the scheduler (and every in-process or simulated run): everything
 };
 
 /// Loads the scenario's data (DataError on a bad file, and naming the file and line of a label
@@ -32,6 +55,18 @@ PreparedTraining prepare_training(const Scenario& scenario);
 /// Whether prepare_training gives the same result for `a` and `b` (same data and model sections,
 /// seed and number of workers), so that variants may share one preparation.
 bool same_preparation(const Scenario& a, const Scenario& b);
+
+/// Reads what a node of role `data` needs: kAll is prepare_training(scenario); kTraining reads
+/// the training set (labels checked as there) and partitions it over the workers, with no model
+/// and no test set; kNone reads nothing. Throws as prepare_training does. `rows_read` (optional)
+/// receives the number of rows read, training and test together (0 for kNone), for the node's
+/// log line.
+PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data,
+                                   std::size_t* rows_read = nullptr);
+
+/// Builds `prepared.model` for `shape` (a no-op for the synthetic model) and checks it against the
+/// scenario as prepare_training does (ScenarioError at /model/type or /cluster/servers).
+void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTraining& prepared);
 
 /// The test metric of the prepared model (Model::metric_name, higher_is_better), for RunRecorder;
 /// an empty name for the synthetic model, which has none.

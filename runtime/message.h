@@ -32,8 +32,11 @@ enum class MsgType : std::uint8_t {
   kStop = 7,        ///< scheduler -> node: shut down; servers reply with a final kSnapshot,
                     ///< after every worker's last push unless flagged kStopNow
   kAbort = 8,       ///< any -> scheduler: training diverged or failed; payload-free
-  kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address"}
-  kAddressBook = 10,  ///< scheduler -> node: data = JSON {"id", "nodes": [address by id],
+  kRegister = 9,    ///< node -> scheduler (real networks): data = JSON {"role", "address",
+                    ///< "index"?, "rejoin"?, "fingerprint"}, then {"ready": true}
+                    ///< or {"ready": false, "error"} (net/zmq_env.h)
+  kAddressBook = 10,  ///< scheduler -> node: data = JSON {"accepted": true}, {"error"}, or {"id",
+                      ///< "nodes": [address by id], "model": shape,
                       ///< "servers", "time_s": the job's clock} (net/zmq_env.h)
   // Fault tolerance (runtime/roles/membership.h, server.h, worker.h).
   kHeartbeat = 11,    ///< node's environment -> scheduler: this node lives; payload-free

@@ -382,10 +382,15 @@ TEST(Codec, VersionOneMessagesAreRefusedByName) {
   std::vector<std::uint8_t> b = encode(sample(MsgType::kPull));
   b[4] = 1;
   fix_crc(b);
-  expect_rejected(b, "unknown format version 1 (this build reads 2)");
+  expect_rejected(b, "unknown format version 1 (this build reads 3)");
   // A payload-free version-1 message (92 bytes) is shorter than this version's minimum.
   b.resize(92);
-  expect_rejected(b, "unknown format version 1 (this build reads 2)");
+  expect_rejected(b, "unknown format version 1 (this build reads 3)");
+  // Version 2 had the same frames but the one-step rendezvous: refused too, by name.
+  b = encode(sample(MsgType::kPull));
+  b[4] = 2;
+  fix_crc(b);
+  expect_rejected(b, "unknown format version 2 (this build reads 3)");
 }
 
 TEST(Codec, EncodeRefusesAnOperationOutsideReplicate) {

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "net/handshake_watch.h"
+#include "net/job_fingerprint.h"
 
 #include "runtime/codec.h"
 
@@ -177,6 +178,38 @@ TEST(ZmqEnv, ANodeTooManyIsTurnedAwayWithAReason) {
   EXPECT_FALSE(serving.get());
 }
 
+TEST(ZmqEnv, AMalformedFingerprintIsRefusedAndCountedNamingWhatIsWrong) {
+  NullSink sink;
+  ZmqEnv scheduler(ZmqOptions{}, 1, sink);
+  RendezvousRules rules;
+  rules.connect_timeout_s = 1.0;
+  rules.fingerprint = job_fingerprint({{"scenario", {{"name", "x"}}}, {"variant", "bsp"}});
+  auto hosting = std::async(std::launch::async, [&] {
+    try {
+      scheduler.host_registration(0, 1, rules);
+    } catch (const std::runtime_error&) {
+    }
+  });
+  zmq::context_t ctx;
+  auto s = dealer(ctx, "r42");
+  s.connect(scheduler.endpoint());
+  Message reg;
+  reg.header.type = MsgType::kRegister;
+  reg.data = R"({"role": "worker", "address": "tcp://127.0.0.1:1", "fingerprint": {"sha256": 7}})";
+  const auto bytes = encode(reg);
+  s.send(zmq::buffer(bytes), zmq::send_flags::none);
+  zmq::pollitem_t item{s.handle(), 0, ZMQ_POLLIN, 0};
+  zmq::poll(&item, 1, std::chrono::milliseconds(5000));
+  zmq::message_t frame;
+  ASSERT_TRUE(s.recv(frame, zmq::recv_flags::dontwait));
+  const Message reply = decode(static_cast<const std::uint8_t*>(frame.data()), frame.size());
+  EXPECT_EQ(reply.header.type, MsgType::kAddressBook);
+  EXPECT_NE(reply.data.find("kRegister: malformed fingerprint: \\\"sha256\\\""), std::string::npos)
+      << reply.data;
+  hosting.get();
+  EXPECT_EQ(scheduler.rejected(), 1u);
+}
+
 TEST(ZmqEnv, SchedulerWaitsOnlyAsLongAsItsTimeout) {
   NullSink sink;
   ZmqEnv scheduler(ZmqOptions{}, 1, sink);
@@ -184,9 +217,11 @@ TEST(ZmqEnv, SchedulerWaitsOnlyAsLongAsItsTimeout) {
     scheduler.host_registration(2, 3, 0.3);
     FAIL() << "registration should time out";
   } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("only 0 of 2 servers and 0 of 3 workers registered"),
-              std::string::npos)
-        << e.what();
+    const std::string what = e.what();
+    EXPECT_NE(what.find("only 0 of 2 servers and 0 of 3 workers registered"), std::string::npos) << what;
+    // Who is missing, by role and index, and what gives them more time.
+    EXPECT_NE(what.find("missing: server:0-1, worker:0-2"), std::string::npos) << what;
+    EXPECT_NE(what.find("--connect-timeout"), std::string::npos) << what;
   }
 }
 
