@@ -22,6 +22,7 @@
 #include "runtime/job_resume.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
+#include "runtime/seconds_text.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -212,7 +213,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
         // The scheduler died before writing anything: say what happened in its place.
         write_missing_summary(dir, variant,
-                              "the scheduler was killed at " + std::to_string(e["time_s"].get<double>()) +
+                              "the scheduler was killed at " + seconds_text(e["time_s"].get<double>()) +
                                   " s (failure injection); pstwin does not replicate the scheduler, "
                                   "so the job ended there");
         auto summary = nlohmann::json::parse(std::ifstream(dir + "/summary.json"));

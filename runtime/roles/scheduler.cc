@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/seconds_text.h"
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
@@ -74,12 +75,12 @@ std::optional<Message> Scheduler::next_message() {
   if (all_workers_dead_since_ && env_.now() - *all_workers_dead_since_ >= spec_.stall_timeout_s)
     lose_job("all " + std::to_string(spec_.layout.workers) +
              " workers failed before any finished, and none came back within " +
-             std::to_string(spec_.stall_timeout_s) + " s; training stopped after clock " +
+             seconds_text(spec_.stall_timeout_s) + " s; training stopped after clock " +
              std::to_string(std::max<std::int64_t>(last_eval_clock_, 0)) + " of " +
              std::to_string(spec_.iterations));
   if (!m && !all_workers_dead_since_ && env_.now() - last_activity_ >= spec_.stall_timeout_s)
     throw std::runtime_error("scheduler: nothing received for " +
-                             std::to_string(spec_.stall_timeout_s) +
+                             seconds_text(spec_.stall_timeout_s) +
                              " s; a role is stuck or gone");
   return m;
 }

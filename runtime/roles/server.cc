@@ -8,6 +8,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/roles/shard_state.h"
+#include "runtime/seconds_text.h"
 
 namespace pstwin {
 
@@ -44,7 +45,7 @@ void Server::run() {
     auto msg = env_.recv(spec_.stall_timeout_s);
     if (!msg)
       throw std::runtime_error(name_ + ": nothing received for " +
-                               std::to_string(spec_.stall_timeout_s) + " s");
+                               seconds_text(spec_.stall_timeout_s) + " s");
     const std::uint32_t epoch_before = membership_.epoch;
     const bool started_before = started();
     if (handle(std::move(*msg))) return;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/seconds_text.h"
 
 namespace pstwin {
 
@@ -61,7 +62,7 @@ std::optional<std::int64_t> Worker::rejoin_job() {
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) +
                                ": no key range answered its rejoin within " +
-                               std::to_string(spec_.stall_timeout_s) + " s");
+                               seconds_text(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return std::nullopt;
     if (m->header.type == MsgType::kMembership) {
       router_.update(*m);
@@ -87,7 +88,7 @@ bool Worker::await_acks() {
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) +
                                ": its last pushes were not acknowledged within " +
-                               std::to_string(spec_.stall_timeout_s) + " s");
+                               seconds_text(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return false;
     if (m->header.type == MsgType::kMembership) {
       router_.update(*m);
@@ -174,7 +175,7 @@ bool Worker::await_start() {
     auto m = env_.recv(spec_.stall_timeout_s);
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) + ": no start message within " +
-                               std::to_string(spec_.stall_timeout_s) + " s");
+                               seconds_text(spec_.stall_timeout_s) + " s");
     if (m->header.type == MsgType::kStop) return false;
     if (m->header.type == MsgType::kMembership) {
       router_.update(*m);
@@ -242,7 +243,7 @@ bool Worker::await_parameters(std::int64_t clock) {
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) + ": no parameters for clock " +
                                std::to_string(clock) + " within " +
-                               std::to_string(spec_.stall_timeout_s) + " s");
+                               seconds_text(spec_.stall_timeout_s) + " s");
     const MsgType type = m->header.type;
     if (type == MsgType::kStop) return false;
     if (type == MsgType::kMembership) {
