@@ -24,7 +24,8 @@ EXTENSIONS = (".h", ".cc", ".cu", ".cuh")
 # gets a line here, which is where its layer is decided.
 LAYERS = [
     ("base", 0, ["runtime/message.", "runtime/codec.", "runtime/errors.", "runtime/rng.", "runtime/job_layout.",
-                 "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state."]),
+                 "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.",
+                 "runtime/seconds_text."]),
     ("checkpoint", 1, ["runtime/checkpoint/"]),
     ("env", 2, ["runtime/env."]),
     ("math and state", 3, ["runtime/data/", "runtime/model/", "runtime/optimizer.",
