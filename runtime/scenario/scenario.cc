@@ -55,11 +55,13 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
 Scenario parse_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   if (doc.is_object() && doc.contains("variants")) return parse_variants(doc, base_dir);
   Scenario s = parse_one_scenario(doc, base_dir);
-  // The shorthand: each entry of "consistency" is a run of the base scenario as it stands.
-  for (const ConsistencyVariant& v : s.consistency) {
-    Scenario run = s;
+  // The shorthand: each entry of "consistency" is a run of the base scenario as it stands (copied
+  // from `base`, which has no runs of its own: a run never holds runs).
+  const Scenario base = s;
+  s.variant_scenarios.reserve(base.consistency.size());
+  for (const ConsistencyVariant& v : base.consistency) {
+    Scenario& run = s.variant_scenarios.emplace_back(base);
     run.consistency = {v};
-    s.variant_scenarios.push_back(std::move(run));
   }
   return s;
 }
