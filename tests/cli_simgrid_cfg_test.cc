@@ -112,11 +112,32 @@ TEST(CliSimGridCfg, ScenarioListIsCheckedLikeTheFlag) {
     EXPECT_TRUE(contains(r.output, "syntax.json: /simulation/cfg/0: expected NAME:VALUE")) << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
-  const auto r = run_pstwin("validate " + dir + "/good.json --cfg=maxmin/precision:1e-6");
+  // PSTWIN_SIMGRID_CFG cleared: the sanitizer runs set it, and its items would come first.
+  auto r = run_pstwin_env("PSTWIN_SIMGRID_CFG=", "validate " + dir + "/good.json --cfg=maxmin/precision:1e-6");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(contains(r.output, "SimGrid options: network/model:CM02 contexts/factory:thread "
                                  "maxmin/precision:1e-6"))
       << r.output;
+}
+
+// The environment's options are the first part of the same list, checked the same way.
+TEST(CliSimGridCfg, EnvironmentOptionsComeFirstAndAreChecked) {
+  const std::string dir = fresh_dir();
+  auto s = bsp_toy(dir);
+  s["simulation"]["cfg"] = {"network/model:CM02"};
+  write_json(dir + "/s.json", s);
+  auto r = run_pstwin_env("PSTWIN_SIMGRID_CFG='contexts/factory:thread network/crosstraffic:0'",
+                          "validate " + dir + "/s.json --cfg=maxmin/precision:1e-6");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(contains(r.output, "SimGrid options: contexts/factory:thread network/crosstraffic:0 "
+                                 "network/model:CM02 maxmin/precision:1e-6"))
+      << r.output;
+  r = run_pstwin_env("PSTWIN_SIMGRID_CFG=network/latency-factor:-1", "simulate --out " + dir + "/out " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_TRUE(contains(r.output, "pstwin: PSTWIN_SIMGRID_CFG: network/latency-factor:-1: network/latency-factor "
+                                 "takes a positive number"))
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
 }
 
 TEST(CliSimGridCfg, HelpNamesTheFlagAndTheUsefulOptions) {
