@@ -1,8 +1,6 @@
 #include "cli/simgrid_cfg_option.h"
 
-#include <cstdlib>
 #include <iostream>
-#include <sstream>
 #include <vector>
 
 #include "sim/simgrid_options.h"
@@ -15,14 +13,6 @@ void add_simgrid_cfg_option(po::options_description& desc) {
   desc.add_options()
       ("cfg", po::value<std::vector<std::string>>()->composing(),
        "a SimGrid option for the engine, NAME:VALUE (repeatable), e.g. network/model:CM02");
-}
-
-std::vector<std::string> simgrid_options_from_env() {
-  std::vector<std::string> out;
-  const char* text = std::getenv("PSTWIN_SIMGRID_CFG");
-  std::istringstream items(text ? text : "");
-  for (std::string item; items >> item;) out.push_back(item);
-  return out;
 }
 
 bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {

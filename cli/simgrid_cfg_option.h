@@ -15,14 +15,9 @@ namespace pstwin::cli {
 /// Adds the repeatable "--cfg NAME:VALUE" to `desc`.
 void add_simgrid_cfg_option(boost::program_options::options_description& desc);
 
-/// The SimGrid options of the environment variable PSTWIN_SIMGRID_CFG ("NAME:VALUE" items
-/// separated by spaces; none when unset). For builds where SimGrid's defaults cannot work: the
-/// sanitizer builds set "contexts/factory:thread", because SimGrid's default raw contexts switch
-/// stacks in ways AddressSanitizer and ThreadSanitizer cannot follow (tests/sanitizers/run.sh).
-std::vector<std::string> simgrid_options_from_env();
-
 /// Makes scenario.simulation.cfg the one list of SimGrid options the engine gets, in the order
-/// SimGrid applies them (a later value of an option wins): PSTWIN_SIMGRID_CFG's, the scenario's
+/// SimGrid applies them (a later value of an option wins): PSTWIN_SIMGRID_CFG's
+/// (simgrid_options_from_env, sim/simgrid_options.h), the scenario's
 /// own, then the --cfg values of `vm`; each of scenario.variant_scenarios gets the variable's
 /// before its own list and the flags' after it. Asks SimGrid about each of the base's (simgrid_option_refusal, in a child
 /// process; REQUIRES no SimGrid engine in this process). Prints every refusal to stderr, as

@@ -5,7 +5,15 @@
 namespace pstwin::wire_json {
 
 json parse_object(std::string_view body, const std::string& what) {
-  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  // Copying or printing a value recurses once per level, so a body nested without bound could
+  // overflow the stack; no body on the wire needs more than a few levels.
+  const json::parser_callback_t depth_limit = [&what](int depth, json::parse_event_t event, json&) {
+    if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
+        depth >= static_cast<int>(kMaxBodyDepth))
+      throw ProtocolError(what + ": body nested more than " + std::to_string(kMaxBodyDepth) + " levels deep");
+    return true;
+  };
+  json j = json::parse(body, depth_limit, /*allow_exceptions=*/false);
   if (j.is_discarded()) throw ProtocolError(what + ": body is not JSON");
   if (!j.is_object()) throw ProtocolError(what + ": body must be a JSON object, got " + j.dump());
   return j;

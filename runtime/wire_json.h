@@ -20,9 +20,12 @@ namespace pstwin::wire_json {
 
 using json = nlohmann::json;
 
+/// Deepest nesting of objects and arrays a message body may have.
+inline constexpr std::size_t kMaxBodyDepth = 128;  // a registration carries a scenario (<= 64) inside
+
 /// Parses a message body. `what` names the message ("membership from node 3"). Throws
-/// ProtocolError("<what>: not JSON: ...") on a syntax error; a body that is not an object throws
-/// too, since every body on the wire is one.
+/// ProtocolError("<what>: body is not JSON") on a syntax error, and when the body is not an
+/// object (every body on the wire is one) or nests deeper than kMaxBodyDepth.
 json parse_object(std::string_view body, const std::string& what);
 
 /// The member `key` of object `j`. Throws ProtocolError("<what>: no \"key\"") when it is missing.

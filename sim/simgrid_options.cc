@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <sstream>
@@ -65,8 +66,9 @@ void write_all(int fd, const std::string& text) {
   alarm(kCheckTimeout_s);
   std::string reason;
   try {
-    std::vector<std::string> args = {"pstwin-simgrid-check", "--log=root.thresh:error",
-                                     "--log=root.fmt:%m%n", "--cfg=" + option};
+    std::vector<std::string> args = {"pstwin-simgrid-check", "--log=root.thresh:error", "--log=root.fmt:%m%n"};
+    for (const std::string& item : simgrid_options_from_env()) args.push_back("--cfg=" + item);
+    args.push_back("--cfg=" + option);
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -120,6 +122,14 @@ std::string simgrid_last_words(std::string text) {
 }
 
 }  // namespace
+
+std::vector<std::string> simgrid_options_from_env() {
+  std::vector<std::string> out;
+  const char* text = std::getenv("PSTWIN_SIMGRID_CFG");
+  std::istringstream items(text ? text : "");
+  for (std::string item; items >> item;) out.push_back(item);
+  return out;
+}
 
 std::string simgrid_option_refusal(const std::string& option) {
   if (std::string why = simgrid_option_syntax_error(option); !why.empty()) return why;

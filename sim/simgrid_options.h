@@ -27,9 +27,18 @@ class SimGridOptionError : public std::invalid_argument {
 /// that builds a two-host platform with the option set and runs one transfer and one
 /// computation on it; the child's SimGrid message becomes the reason. Misspellings
 /// (simgrid_option_syntax_error) are reported without starting a child.
+/// The child sets simgrid_options_from_env() first, as a run's engine does, so that a build
+/// that needs them (the sanitizer builds' thread contexts) checks under them too.
 /// REQUIRES: no SimGrid engine was created in this process (the child would inherit it).
 /// Costs a fork and a few milliseconds. Throws std::runtime_error only when it cannot fork.
 std::string simgrid_option_refusal(const std::string& option);
+
+/// The SimGrid options of the environment variable PSTWIN_SIMGRID_CFG ("NAME:VALUE" items
+/// separated by spaces; none when unset). For builds where SimGrid's defaults cannot work: the
+/// sanitizer builds set "contexts/factory:thread", because SimGrid's default raw contexts switch
+/// stacks in ways AddressSanitizer and ThreadSanitizer cannot follow (tests/sanitizers/run.sh).
+/// The commands put them first in a run's list (cli/simgrid_cfg_option.h).
+std::vector<std::string> simgrid_options_from_env();
 
 /// The argument vector that hands `options` to SimGrid's engine: "pstwin",
 /// "--log=root.thresh:critical" (SimGrid reports only what ends a run, as pstwin's checks say

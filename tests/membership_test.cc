@@ -101,6 +101,10 @@ TEST(Membership, NumbersOutsideTheirTypeAreRefusedByName) {
   EXPECT_NE(error_of(R"({"epoch":1,"replicas":[1],"dead_workers":[]})", 1).find("\"replicas/0\" must be an array"),
             std::string::npos);
   EXPECT_NE(error_of(R"([1,2])", 1).find("must be a JSON object"), std::string::npos);
+  // Copying a value recurses per level: a body nested without bound is refused before that.
+  const std::string deep = R"({"epoch":1,"replicas":[[1]],"dead_workers":[],"x":)" + std::string(100000, '[') +
+                           std::string(100000, ']') + "}";
+  EXPECT_NE(error_of(deep, 1).find("body nested more than 128 levels deep"), std::string::npos);
 }
 
 }  // namespace

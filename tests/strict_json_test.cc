@@ -30,6 +30,22 @@ std::string error_message(const std::string& text, const std::string& base = "")
   return "<parsed>";
 }
 
+// A fresh user's file of 200,000 nested brackets under "seed" crashed validate (exit 139): the
+// parse succeeded, copying the value overflowed the stack.
+TEST(StrictJson, DeepNestingIsRefusedAtItsPointer) {
+  const std::string deep = "{\"name\":\"x\",\"seed\":" + std::string(200000, '[') + std::string(200000, ']') + "}";
+  EXPECT_EQ(error_pointer(deep), "/seed" + [] {
+    std::string p;
+    for (std::size_t i = 1; i < kMaxJsonDepth; ++i) p += "/0";
+    return p;
+  }());
+  EXPECT_NE(error_message(deep).find("nested more than 64 levels deep"), std::string::npos);
+  const std::string ok = std::string(kMaxJsonDepth, '[') + std::string(kMaxJsonDepth, ']');
+  EXPECT_EQ(error_pointer(ok), "<parsed>");
+  const std::string one_more = "[" + ok + "]";
+  EXPECT_NE(error_pointer(one_more), "<parsed>");
+}
+
 TEST(StrictJson, ValidTextParsesAsNlohmannDoes) {
   const std::string text = R"({"a": [1, {"b": 2.5}, [true, null]], "c": {"a": "x"}, "d": -7})";
   EXPECT_EQ(parse_strict_json(text), nlohmann::json::parse(text));

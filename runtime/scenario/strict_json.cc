@@ -31,6 +31,11 @@ class PointerTracker {
     switch (event) {
       case json::parse_event_t::object_start:
       case json::parse_event_t::array_start:
+        // nlohmann parses any depth, but copying or printing a value recurses once per level: a
+        // file of 200,000 brackets overflowed the stack. A scenario needs a handful of levels.
+        if (frames_.size() >= kMaxJsonDepth)
+          throw ScenarioError(current(), "nested more than " + std::to_string(kMaxJsonDepth) +
+                                             " levels deep; a scenario needs far fewer");
         frames_.emplace_back();
         frames_.back().array = event == json::parse_event_t::array_start;
         break;

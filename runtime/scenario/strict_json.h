@@ -3,12 +3,17 @@
 // a double) becomes a ScenarioError at the value's JSON pointer.
 #pragma once
 
+#include <cstddef>
+
 #include <string>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
 
 namespace pstwin {
+
+/// Deepest nesting of objects and arrays a scenario document may have.
+inline constexpr std::size_t kMaxJsonDepth = 64;
 
 /// Parses `text` as one JSON document. `base_pointer` is prepended to every pointer in errors:
 /// the place the document goes ("" for a whole file, "/training" for a --set value there).
@@ -18,6 +23,7 @@ namespace pstwin {
 ///   given twice in /cluster";
 /// - ScenarioError at the number's pointer for a number outside the range of a double (1e400,
 ///   -1e400; nlohmann throws out_of_range 406 without a location);
+/// - ScenarioError at the pointer where objects and arrays nest deeper than kMaxJsonDepth;
 /// - nlohmann::json::parse_error for text that is not JSON (its message has line and column):
 ///   callers decide whether that is an error (a file) or not (a --set value taken as a string).
 nlohmann::json parse_strict_json(std::string_view text, const std::string& base_pointer = "");
