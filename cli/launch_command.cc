@@ -294,13 +294,17 @@ int launch_command(const std::vector<std::string>& args) {
     return 2;
   }
   if (vm->count("key-file")) s.key_file = fs::absolute((*vm)["key-file"].as<std::string>()).string();
-  s.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
-  s.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
+  const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "launch");
+  const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "launch");
+  if (!connect_timeout_s || !stall_timeout_s) return 2;
+  s.connect_timeout_s = *connect_timeout_s;
+  s.stall_timeout_s = *stall_timeout_s;
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<unsigned>();
   if (vm->count("scheduler-host")) s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
-  if (s.connect_timeout_s <= 0 || s.stall_timeout_s <= 0 || s.port > 65535) {
-    std::cerr << "pstwin launch: timeouts must be positive and --port at most 65535\n";
+  if (s.port > 65535) {
+    std::cerr << "pstwin launch: --port must be a TCP port, 1 to 65535 (without it: any free port), got "
+              << (*vm)["port"].as<unsigned>() << "\n";
     return 2;
   }
   try {

@@ -169,12 +169,11 @@ int node_command(const std::vector<std::string>& args) {
   }
   if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
   if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
-  options.connect_timeout_s = (*vm)["connect-timeout"].as<double>();
-  options.stall_timeout_s = (*vm)["stall-timeout"].as<double>();
-  if (options.connect_timeout_s <= 0 || options.stall_timeout_s <= 0) {
-    std::cerr << "pstwin node: timeouts must be positive\n";
-    return 2;
-  }
+  const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node");
+  const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node");
+  if (!connect_timeout_s || !stall_timeout_s) return 2;
+  options.connect_timeout_s = *connect_timeout_s;
+  options.stall_timeout_s = *stall_timeout_s;
   const auto device = requested_device(*vm, scenario->training.device, "node");
   if (!device) return 2;
   std::string chosen;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <iostream>
 
 #include "runtime/errors.h"
@@ -64,6 +65,15 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
     std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
     return std::nullopt;
   }
+}
+
+std::optional<double> seconds_flag(const po::variables_map& vm, const std::string& name,
+                                   const std::string& command) {
+  const double s = vm[name].as<double>();
+  if (std::isfinite(s) && s > 0 && s <= 1e9) return s;
+  std::cerr << "pstwin " << command << ": --" << name
+            << " must be a positive, finite number of seconds (at most 1e9), got " << s << "\n";
+  return std::nullopt;
 }
 
 std::string data_error_line(const Scenario& scenario, const DataError& e) {

@@ -208,6 +208,25 @@ TEST(Cli, VersionSaysPstwinCommitAndLibraries) {
     EXPECT_NE(r.output.find(line), std::string::npos) << line << " in\n" << r.output;
 }
 
+// nan and inf were taken as timeouts ("within nan s"), and a bad flag was named only as "timeouts".
+TEST(Cli, TimeoutFlagsMustBeFiniteAndAreNamedWhenNot) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const std::pair<std::string, std::string> cases[] = {
+      {"launch " + dir + "/toy.json --stall-timeout nan", "pstwin launch: --stall-timeout must be a positive, finite number of seconds"},
+      {"launch " + dir + "/toy.json --connect-timeout inf", "pstwin launch: --connect-timeout must be"},
+      {"launch " + dir + "/toy.json --connect-timeout 0", "--connect-timeout must be"},
+      {"launch " + dir + "/toy.json --port 70000", "pstwin launch: --port must be a TCP port, 1 to 65535"},
+      {"node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir + "/toy.json --connect-timeout -1",
+       "pstwin node: --connect-timeout must be"},
+  };
+  for (const auto& [args, message] : cases) {
+    const auto r = run_pstwin(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << args << "\n" << r.output;
+  }
+}
+
 TEST(Cli, EveryCommandsHelpGoesToStdoutWithStatus0) {
   for (const char* command : {"simulate", "launch", "node", "keygen", "validate"}) {
     const auto r = run_pstwin_stdout(std::string(command) + " --help");
