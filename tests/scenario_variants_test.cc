@@ -213,6 +213,26 @@ TEST(ScenarioVariants, AnUnknownPointerIsAnErrorNamingIt) {
   EXPECT_NE(error_message(d).find("/stragglers/0/workers/0"), std::string::npos) << error_message(d);
 }
 
+// --set null removes a key as a variant's "set" does: a fresh user could not switch the
+// quickstart to epochs from the command line ("give iterations or epochs, not both").
+TEST(ScenarioVariants, SetToNullOnTheCommandLineRemovesTheKey) {
+  json d = shorthand();
+  d["fault_tolerance"] = {{"replication", 2}};
+  const std::string text = d.dump();
+  const Scenario s = parse_scenario_text(text, "v.json", {"/training/iterations=null", "/training/epochs=2",
+                                                           "/fault_tolerance=null", "/failures=null"});
+  EXPECT_EQ(s.training.epochs, 2.0);
+  EXPECT_EQ(s.training.iterations, 0u);
+  EXPECT_FALSE(s.fault_tolerance.enabled);
+  try {
+    (void)parse_scenario_text(text, "v.json", {"/training/momentum=null"});
+    FAIL() << "removing a key the scenario does not have was accepted";
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.pointer(), "/training/momentum");
+    EXPECT_NE(std::string(e.what()).find("the scenario has nothing there"), std::string::npos) << e.what();
+  }
+}
+
 TEST(ScenarioTraining, EpochsGiveTheSameDataForAnyNumberOfWorkers) {
   json d = shorthand();
   d["training"].erase("iterations");

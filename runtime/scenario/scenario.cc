@@ -47,7 +47,9 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
       throw ScenarioError(pointer_text, "the value is not valid UTF-8, as JSON text must be: " + std::string(e.what()));
     }
   }
-  set_json_pointer(doc, pointer_text, std::move(value));
+  // null removes the key, as in a variant's "set": no scenario value is null.
+  if (value.is_null()) remove_json_pointer(doc, pointer_text);
+  else set_json_pointer(doc, pointer_text, std::move(value));
 }
 
 }  // namespace

@@ -73,24 +73,6 @@ void check_consistency_object(const json& c, const std::string& ptr, const std::
   if (c.contains("name")) throw ScenarioError(child_pointer(ptr, "name"), name_hint);
 }
 
-/// Removes the value at `pointer` from `doc` (a variant's "set" to null: the key as if never
-/// written, so its default applies, or its section is off). Throws ScenarioError at `pointer`
-/// when there is nothing there to remove.
-void remove_json_pointer(json& doc, const std::string& pointer_text) {
-  json::json_pointer pointer;
-  try {
-    pointer = json::json_pointer(pointer_text);
-  } catch (const json::exception& e) {
-    throw ScenarioError(pointer_text, "bad JSON pointer: " + std::string(e.what()));
-  }
-  if (pointer.empty() || !doc.contains(pointer))
-    throw ScenarioError(pointer_text, "cannot remove (set to null): the base scenario has nothing there");
-  json& parent = doc[pointer.parent_pointer()];
-  if (!parent.is_object())
-    throw ScenarioError(pointer_text, "cannot remove (set to null) an array element; set the whole array");
-  parent.erase(pointer.back());
-}
-
 /// Applies a variant's "set" (at `ptr`) to `run`, recording its pointers in `where`.
 void apply_set(const json& set, const std::string& ptr, json& run, VariantSource& where) {
   if (!set.is_object())
@@ -155,6 +137,21 @@ void set_json_pointer(json& doc, const std::string& pointer_text, json value) {
     throw ScenarioError(pointer_text, "cannot set: the parent " + parent_text + " is " + describe(parent) +
                                           ", not an object or array");
   }
+}
+
+void remove_json_pointer(json& doc, const std::string& pointer_text) {
+  json::json_pointer pointer;
+  try {
+    pointer = json::json_pointer(pointer_text);
+  } catch (const json::exception& e) {
+    throw ScenarioError(pointer_text, "bad JSON pointer: " + std::string(e.what()));
+  }
+  if (pointer.empty() || !doc.contains(pointer))
+    throw ScenarioError(pointer_text, "cannot remove (set to null): the scenario has nothing there");
+  json& parent = doc[pointer.parent_pointer()];
+  if (!parent.is_object())
+    throw ScenarioError(pointer_text, "cannot remove (set to null) an array element; set the whole array");
+  parent.erase(pointer.back());
 }
 
 Scenario parse_variants(const json& doc, const std::string& base_dir) {

@@ -16,6 +16,12 @@ namespace pstwin {
 /// pointer is malformed.
 void set_json_pointer(nlohmann::json& doc, const std::string& pointer, nlohmann::json value);
 
+/// Removes the value at `pointer` from `doc`, as --set and a variant's "set" do for null: the
+/// key as if never written, so its default applies, or its optional section is off. Throws
+/// ScenarioError at `pointer` when there is nothing there, for an array element (set the whole
+/// array instead), or when the pointer is malformed.
+void remove_json_pointer(nlohmann::json& doc, const std::string& pointer);
+
 /// One scenario without "variants": the sections validated in dependency order; its
 /// `consistency` is the list of runs, variant_scenarios left empty.
 Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir);
