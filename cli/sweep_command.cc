@@ -81,6 +81,17 @@ int sweep_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin: " << e.what() << "\n";
     return 2;
   }
+  if (axes.empty()) {
+    std::cerr << "pstwin: sweep needs at least one --grid /json/pointer=v1,v2,... (simulate runs one point)\n";
+    return 2;
+  }
+  for (const GridAxis& axis : axes)
+    for (const char* whole : {"/name", "/output", "/variants"})
+      if (axis.pointer == whole || axis.pointer.rfind(std::string(whole) + "/", 0) == 0) {
+        std::cerr << "pstwin: --grid " << axis.pointer << ": " << whole
+                  << " belongs to the whole comparison and cannot be swept\n";
+        return 2;
+      }
   for (std::size_t i = 0; i < axes.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (axes[i].pointer == axes[j].pointer) {
@@ -89,6 +100,19 @@ int sweep_command(const std::vector<std::string>& args) {
       }
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
+  // A variant that sets a swept value (or what holds it, or a part of it) would run at its own
+  // value while sweep.csv and the figures show the grid's.
+  if (const auto variants = scenario->source.find("variants"); variants != scenario->source.end())
+    for (const auto& v : *variants)
+      if (const auto set = v.find("set"); set != v.end() && set->is_object())
+        for (const auto& [key, value] : set->items())
+          for (const GridAxis& axis : axes)
+            if (key == axis.pointer || axis.pointer.rfind(key + "/", 0) == 0 || key.rfind(axis.pointer + "/", 0) == 0) {
+              std::cerr << "pstwin: --grid " << axis.pointer << ": variant \"" << v.value("name", std::string("?"))
+                        << "\" sets " << key << " itself, so its runs would not follow the grid; sweep "
+                        << "another pointer or remove it from that variant's \"set\"\n";
+              return 2;
+            }
   const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>() : scenario->output.dir + "-sweep";
   std::vector<std::string> sets;
   if (vm->count("set")) sets = (*vm)["set"].as<std::vector<std::string>>();
@@ -107,8 +131,13 @@ int sweep_command(const std::vector<std::string>& args) {
       to_run.push_back(i);
       labels.push_back(plan.settings[plan.runs[i].setting].folder + "/" + plan.runs[i].variant_name);
     }
-  std::cout << "sweep " << scenario->name << ": " << plan.points.size() << " grid points x " << seeds
-            << " seed" << (seeds == 1 ? "" : "s") << " x variants = " << plan.runs.size() << " runs; "
+  // SimGrid's options (PSTWIN_SIMGRID_CFG, the scenario's, --cfg), checked before anything runs.
+  for (SweepSetting& setting : plan.settings)
+    if (!take_simgrid_options(*vm, setting.scenario)) return 2;
+  const std::size_t variants = sweep_variant_names(*scenario).size();
+  std::cout << "sweep " << scenario->name << ": " << plan.points.size() << " grid point"
+            << (plan.points.size() == 1 ? "" : "s") << " x " << seeds << " seed" << (seeds == 1 ? "" : "s")
+            << " x " << variants << " variant" << (variants == 1 ? "" : "s") << " = " << plan.runs.size() << " runs; "
             << plan.runs.size() - to_run.size() << " already complete in " << out << ", running "
             << to_run.size() << "\n"
             << std::flush;
@@ -119,9 +148,6 @@ int sweep_command(const std::vector<std::string>& args) {
     return 2;
   }
 
-  // SimGrid's options (PSTWIN_SIMGRID_CFG, the scenario's, --cfg), checked before anything runs.
-  for (SweepSetting& setting : plan.settings)
-    if (!take_simgrid_options(*vm, setting.scenario)) return 2;
   const auto status = run_variant_processes(
       labels, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {

@@ -119,9 +119,28 @@ TEST(CliSweep, AGridOverAPointerTheScenarioLacksFailsBeforeAnythingRuns) {
     EXPECT_FALSE(fs::exists(dir + "/out"));
   }
   for (const char* bad : {"--grid /cluster/workers", "--grid /cluster/workers=2,,4", "--grid /cluster/workers=2,2",
-                          "--grid /cluster/workers=2 --grid /cluster/workers=4", "--seeds 0"}) {
+                          "--grid /cluster/workers=2 --grid /cluster/workers=4", "--seeds 0",
+                          // no grid at all; a key of the whole comparison; a bad SimGrid option
+                          "", "--grid /name=a,b", "--grid /cluster/workers=2 --cfg=network/latency-factor:-1"}) {
     const auto r = run_pstwin("sweep " + dir + "/toy.json --out " + dir + "/out " + bad);
     EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    EXPECT_FALSE(fs::exists(dir + "/out"));
+  }
+}
+
+// A fresh user swept /training/learning_rate over variants that set it themselves: sweep.csv
+// showed the grid's rates for runs that used their own.
+TEST(CliSweep, AGridOverAPointerAVariantSetsIsRefusedNamingBoth) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s.erase("consistency");
+  s["variants"] = nlohmann::json::parse(R"([{"name": "bsp"},
+      {"name": "asp", "consistency": {"mode": "asp"}, "set": {"/training/learning_rate": 0.05}}])");
+  write_json(dir + "/toy.json", s);
+  for (const char* grid : {"/training/learning_rate=0.01,0.2", "/training={}"}) {
+    const auto r = run_pstwin("sweep " + dir + "/toy.json --out " + dir + "/out --grid " + std::string(grid));
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("variant \"asp\" sets /training/learning_rate itself"), std::string::npos) << r.output;
     EXPECT_FALSE(fs::exists(dir + "/out"));
   }
 }
