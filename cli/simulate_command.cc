@@ -20,7 +20,7 @@ namespace pstwin::cli {
 
 namespace {
 constexpr const char* kUsage =
-    "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N]\n"
+    "usage: pstwin simulate SCENARIO.json [--out DIR] [--set /ptr=value ...] [--jobs N] [--quiet]\n"
     "                       [--device auto|cpu|cuda] [--cfg NAME:VALUE ...]\n"
     "Runs each variant of the scenario in SimGrid (one child process each) and\n"
     "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
