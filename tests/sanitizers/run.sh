@@ -18,8 +18,9 @@ mode=${1:-}
 shift || true
 case "$mode" in
   asan) sanitize=address,undefined; tests=() ;;
-  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test cli_launch_test cli_launch_mf_test
-                                cli_launch_faults_test) ;;
+  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_job_fingerprint_test cli_launch_test
+                                cli_launch_mf_test cli_launch_faults_test cli_launch_nodes_test
+                                cli_launch_variants_test) ;;
   *) sed -n '2,9p' "$0" >&2; exit 2 ;;
 esac
 build=build-$mode
@@ -60,9 +61,25 @@ fi
 
 status=0
 ctest --test-dir "$build" --output-on-failure -j2 "${label_args[@]}" "$@" || status=1
-if compgen -G "$reports/*" >/dev/null; then
+# A process that runs SimGrid's raw or ucontext contexts (tests that try those factories on
+# purpose) makes ASan warn, once, that it cannot follow user-level stack switches. The warning
+# alone is no finding; a report with anything more (an ERROR, a runtime error, a leak) still is.
+warned=0
+for f in "$reports"/*; do
+  [ -f "$f" ] || continue
+  if ! grep -v -e "ASan is ignoring requested __asan_handle_no_return" \
+               -e "ASan doesn't fully support makecontext/swapcontext" \
+               -e "^False positive error reports may follow" \
+               -e "^For details see https://github.com/google/sanitizers/issues/189" "$f" | grep -q '[^[:space:]]'; then
+    mkdir -p "$reports/context-warnings"
+    mv "$f" "$reports/context-warnings/"
+    warned=$((warned + 1))
+  fi
+done
+[ "$warned" -eq 0 ] || echo "note: $warned processes warned that ASan cannot follow SimGrid's user-level context switches (kept in $reports/context-warnings/; not findings)"
+if compgen -G "$reports/report*" >/dev/null; then
   echo "sanitizer reports ($reports):" >&2
-  for f in "$reports"/*; do echo "==== $f" >&2; cat "$f" >&2; done
+  for f in "$reports"/report*; do echo "==== $f" >&2; cat "$f" >&2; done
   status=1
 fi
 exit "$status"
