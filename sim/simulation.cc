@@ -54,7 +54,12 @@ void run_node(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeI
       world.metrics->event(sg4::Engine::get_clock(), "node_lost",
                            {{"node", host_name(world.layout, node)}, {"error", e.what()}});
     } else {
-      if (first_error.empty()) first_error = host_name(world.layout, node) + ": " + e.what();
+      if (first_error.empty()) {
+        // Named once: the roles' own messages may start with their name already.
+        const std::string who = host_name(world.layout, node) + ": ";
+        const std::string what = e.what();
+        first_error = what.rfind(who, 0) == 0 ? what : who + what;
+      }
       // One failed role would leave the others waiting for their stall timeouts; end them all.
       sg4::Actor::kill_all();
     }
