@@ -24,7 +24,7 @@ EXTENSIONS = (".h", ".cc", ".cu", ".cuh")
 # gets a line here, which is where its layer is decided.
 LAYERS = [
     ("base", 0, ["runtime/message.", "runtime/codec.", "runtime/errors.", "runtime/rng.", "runtime/job_layout.",
-                 "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.",
+                 "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.", "runtime/sha256_hex.",
                  "runtime/seconds_text."]),
     ("checkpoint", 1, ["runtime/checkpoint/"]),
     ("env", 2, ["runtime/env."]),

@@ -1,29 +1,14 @@
 #include "net/job_fingerprint.h"
 
-#include <cstdio>
 #include <filesystem>
 #include <set>
 
-#include <openssl/evp.h>
-
 #include "runtime/errors.h"
+#include "runtime/sha256_hex.h"
 
 namespace pstwin::net {
 
 namespace {
-
-std::string sha256_hex(const std::string& bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-    hex += buf;
-  }
-  return hex;
-}
 
 std::string size_of(const std::string& path) {
   std::error_code ec;
@@ -88,7 +73,8 @@ nlohmann::json job_description(const Scenario& scenario, const std::string& vari
 }
 
 nlohmann::json job_fingerprint(const nlohmann::json& job) {
-  return {{"sha256", sha256_hex(job.dump())}, {"job", job}};
+  const std::string text = job.dump();
+  return {{"sha256", sha256_hex(text.data(), text.size())}, {"job", job}};
 }
 
 std::string first_difference(const nlohmann::json& a, const nlohmann::json& b) {

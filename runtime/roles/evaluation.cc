@@ -3,13 +3,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstdio>
 #include <sstream>
 #include <string>
 
-#include <openssl/evp.h>
-
 #include "runtime/errors.h"
+#include "runtime/sha256_hex.h"
 
 namespace pstwin {
 
@@ -96,16 +94,7 @@ std::string params_sha256(const std::vector<float>& params) {
   // Little-endian float32 bytes in key order: the bytes as they lie in memory, on a machine
   // whose order is asserted at compile time rather than converted at run time.
   static_assert(sizeof(float) == 4 && std::endian::native == std::endian::little);
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_Digest(params.data(), params.size() * sizeof(float), digest, &len, EVP_sha256(), nullptr);
-  std::string hex;
-  char buf[3];
-  for (unsigned int i = 0; i < len; ++i) {
-    std::snprintf(buf, sizeof buf, "%02x", digest[i]);
-    hex += buf;
-  }
-  return hex;
+  return sha256_hex(params.data(), params.size() * sizeof(float));
 }
 
 StopDecision stop_rule_met(const JobSpec& spec, const EvalRow& row) {
