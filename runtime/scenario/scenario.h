@@ -83,6 +83,17 @@ struct ClusterSection {
   std::uint32_t servers = 0;
   HostGroupSpec worker;
   HostGroupSpec server;     ///< also used for the scheduler
+  /// "workers_per_host": workers (GPUs) that share one machine and its network link
+  /// (worker.link). Workers 0..k-1 are host 0, k..2k-1 host 1, and so on; it divides `workers`.
+  std::uint32_t workers_per_host = 1;
+  /// "intra_host": the link between the workers of one host (NVLink, PCIe); given exactly when
+  /// workers_per_host > 1 (a preset name from link_presets.h or {"bandwidth", "latency"}).
+  std::optional<LinkSpec> intra_host;
+
+  /// Number of worker hosts: workers / workers_per_host.
+  std::uint32_t worker_hosts() const { return workers / workers_per_host; }
+  /// The host (0-based) that worker `w` sits on.
+  std::uint32_t host_of_worker(std::uint32_t w) const { return w / workers_per_host; }
 };
 
 /// One entry of "stragglers".

@@ -10,6 +10,7 @@
 #include "runtime/errors.h"
 #include "runtime/rng.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/link_presets.h"
 #include "runtime/scenario/units.h"
 
 namespace pstwin::scenario_sections {
@@ -33,6 +34,15 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
   const fs::path alt = fs::path(base_dir) / p;
   if (fs::exists(alt, ec)) return alt.lexically_normal().string();
   return path;
+}
+
+/// {"bandwidth": "10Gbps", "latency": "50us"}.
+LinkSpec parse_link(const json& v, const std::string& ptr) {
+  const Object l(v, ptr, {"bandwidth", "latency"});
+  LinkSpec link;
+  link.bandwidth_Bps = read_unit(l.at("bandwidth"), l.ptr("bandwidth"), parse_bandwidth_Bps, "10Gbps", true);
+  link.latency_s = read_unit(l.at("latency"), l.ptr("latency"), parse_duration_s, "50us", false);
+  return link;
 }
 
 HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
@@ -72,10 +82,19 @@ HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
                                              ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " + describe(dev));
   }
 
-  const Object l(o.at("link"), o.ptr("link"), {"bandwidth", "latency"});
-  g.link.bandwidth_Bps = read_unit(l.at("bandwidth"), l.ptr("bandwidth"), parse_bandwidth_Bps, "10Gbps", true);
-  g.link.latency_s = read_unit(l.at("latency"), l.ptr("latency"), parse_duration_s, "50us", false);
+  g.link = parse_link(o.at("link"), o.ptr("link"));
   return g;
+}
+
+/// "intra_host": a preset name or {"bandwidth", "latency"}.
+LinkSpec parse_intra_host_link(const json& v, const std::string& ptr) {
+  if (!v.is_string()) return parse_link(v, ptr);
+  const std::string name = v.get<std::string>();
+  const auto preset = intra_host_link_preset(name);
+  if (!preset)
+    throw ScenarioError(ptr, "unknown intra-host link preset \"" + name + "\"; presets: " +
+                                 intra_host_link_preset_names() + ", or {\"bandwidth\", \"latency\"}");
+  return *preset;
 }
 
 }  // namespace
@@ -216,7 +235,7 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
 }
 
 ClusterSection parse_cluster(const json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"workers", "servers", "worker", "server"});
+  const Object o(v, ptr, {"workers", "servers", "worker", "server", "workers_per_host", "intra_host"});
   // Node ids are 32-bit; a million of each kind is far past any cluster we can simulate.
   constexpr std::uint64_t kMaxNodes = 1'000'000;
   ClusterSection c;
@@ -224,6 +243,23 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   c.servers = static_cast<std::uint32_t>(read_uint(o.at("servers"), o.ptr("servers"), 1, kMaxNodes));
   c.worker = parse_host_group(o.at("worker"), o.ptr("worker"));
   c.server = parse_host_group(o.at("server"), o.ptr("server"));
+  if (o.has("workers_per_host")) {
+    c.workers_per_host =
+        static_cast<std::uint32_t>(read_uint(o.at("workers_per_host"), o.ptr("workers_per_host"), 1, kMaxNodes));
+    if (c.workers % c.workers_per_host != 0)
+      throw ScenarioError(o.ptr("workers_per_host"),
+                          std::to_string(c.workers_per_host) + " workers per host do not divide the " +
+                              std::to_string(c.workers) + " workers into whole hosts");
+  }
+  if (c.workers_per_host > 1) {
+    if (!o.has("intra_host"))
+      throw ScenarioError(o.ptr("intra_host"),
+                          "required when workers_per_host > 1: the link between the workers of one host, "
+                          "a preset (" + intra_host_link_preset_names() + ") or {\"bandwidth\", \"latency\"}");
+    c.intra_host = parse_intra_host_link(o.at("intra_host"), o.ptr("intra_host"));
+  } else {
+    o.forbid("intra_host", "only meaningful when workers_per_host > 1 (workers sharing a host)");
+  }
   return c;
 }
 
