@@ -4,7 +4,10 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
+
+#include "runtime/output/atomic_file.h"
 
 namespace pstwin::cli {
 
@@ -39,7 +42,7 @@ const std::vector<std::string>& comparison_columns() {
 }
 
 void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries) {
-  std::ofstream out(path);
+  std::ostringstream out;
   const auto& cols = comparison_columns();
   for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
   out << ",status\n";
@@ -48,7 +51,7 @@ void write_comparison_csv(const std::string& path, const std::vector<nlohmann::j
       out << (i ? "," : "") << format_field(s, cols[i], true);
     out << ',' << status_of(s) << '\n';
   }
-  if (!out) throw std::runtime_error("cannot write " + path);
+  write_file_atomically(path, out.str());
 }
 
 void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries) {

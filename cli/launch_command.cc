@@ -223,10 +223,25 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       }
     return status;
   }
-  const auto status = wait_all(pids, s.connect_timeout_s);
-  if (!fs::exists(dir + "/summary.json"))
-    write_missing_summary(dir, variant, "the scheduler exited with status " + std::to_string(status[0]) +
-                                            " before writing a summary (see its messages above)");
+  // When a server or worker fails, the scheduler's own timeouts end the job and name what is
+  // missing; its connect timeout counts from the latest registration, so it may fire a little
+  // after the launcher saw the failure. The launcher stops it only well after that.
+  const double grace_s = 1.5 * s.connect_timeout_s + 5.0;
+  const auto status = wait_all(pids, grace_s);
+  if (!fs::exists(dir + "/summary.json")) {
+    std::string reason = "the scheduler exited with status " + std::to_string(status[0]) +
+                         " before writing a summary (see its messages above)";
+    // The first node that failed by itself (not one the launcher stopped with SIGTERM or SIGKILL).
+    for (std::uint32_t r = 0; r < roles; ++r)
+      if (status[r + 1] != 0 && status[r + 1] != 128 + SIGTERM && status[r + 1] != 128 + SIGKILL) {
+        const bool server = r < scenario.cluster.servers;
+        reason += "; " + std::string(server ? "server:" : "worker:") +
+                  std::to_string(server ? r : r - scenario.cluster.servers) + " had exited with status " +
+                  std::to_string(status[r + 1]);
+        break;
+      }
+    write_missing_summary(dir, variant, reason);
+  }
   for (std::size_t i = 0; i < status.size(); ++i)
     if (status[i] != 0) return status[i];
   return 0;

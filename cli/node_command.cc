@@ -16,6 +16,7 @@
 #include "net/tcp_address.h"
 #include "net/zmq_env.h"
 #include "runtime/errors.h"
+#include "runtime/output/atomic_file.h"
 
 namespace po = boost::program_options;
 
@@ -195,9 +196,7 @@ int node_command(const std::vector<std::string>& args) {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {
       // The scheduler binds inside run_zmq_node; publish its endpoint as soon as it is known.
       options.on_listening = [path = (*vm)["endpoint-file"].as<std::string>()](const std::string& ep) {
-        const std::string tmp = path + ".tmp";
-        std::ofstream(tmp) << ep << "\n";
-        std::filesystem::rename(tmp, path);
+        write_file_atomically(path, ep + "\n");
       };
     }
     net::run_zmq_node(*scenario, *variant, options);

@@ -3,7 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "runtime/output/atomic_file.h"
 
 namespace pstwin::cli {
 
@@ -40,7 +43,7 @@ nlohmann::json read_summary(const std::string& dir) {
 }  // namespace
 
 std::size_t write_sweep_csv(const std::string& path, const std::string& out, const SweepPlan& plan) {
-  std::ofstream csv(path);
+  std::ostringstream csv;
   for (const auto& axis : plan.axes) csv << csv_field(axis.pointer) << ',';
   csv << "seed,variant,mode,metric,target_metric,time_to_target_s,final_test_metric,bytes_sent,"
          "sim_time_s,wall_time_s,status,run\n";
@@ -61,7 +64,7 @@ std::size_t write_sweep_csv(const std::string& path, const std::string& out, con
         << number_field(s, "sim_time_s") << ',' << number_field(s, "wall_time_s") << ',' << status
         << ',' << csv_field(std::filesystem::relative(run.dir, out).string()) << '\n';
   }
-  if (!csv) throw std::runtime_error("cannot write " + path);
+  write_file_atomically(path, csv.str());
   return not_ok;
 }
 

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <iomanip>
 #include <sstream>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <mutex>
@@ -22,6 +21,7 @@
 #include "runtime/errors.h"
 #include "runtime/job_resume.h"
 #include "runtime/wire_json.h"
+#include "runtime/output/atomic_file.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
 #include "runtime/roles/role_factory.h"
@@ -221,8 +221,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     }
     env.set_max_range_keys(spec.num_keys());
     if (checkpoints) env.set_checkpoints(&*checkpoints);
-    std::ofstream(options.out_dir + "/address_book.json")
-        << nlohmann::json(env.address_book()).dump(2) << "\n";
+    // The launcher reads it to find the nodes it kills and restarts: never half of it.
+    write_file_atomically(options.out_dir + "/address_book.json",
+                          nlohmann::json(env.address_book()).dump(2) + "\n");
     RunFacts facts;
     facts.environment = "zmq";
     facts.iterations = spec.iterations;

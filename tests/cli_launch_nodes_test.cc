@@ -49,7 +49,8 @@ TEST(LaunchNodes, AJobThatCannotStartStillWritesItsSummary) {
   const auto r = run_pstwin("launch " + dir + "/s.json --hostfile " + dir +
                             "/hosts --ssh-command false --scheduler-host 127.0.0.1 --connect-timeout " +
                             seconds(1) + " --out " + dir + "/out");
-  EXPECT_NE(r.exit_code, 0) << r.output;
+  ASSERT_NE(r.exit_code, 0) << r.output;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/out/bsp/summary.json")) << r.output;
   const auto summary = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(summary["completed"].get<bool>());
   EXPECT_EQ(summary["variant"], "bsp");

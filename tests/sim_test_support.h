@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,15 @@ inline std::string read_file(const std::string& path) {
   return s.str();
 }
 
+/// The JSON document at `path`; throws std::runtime_error naming the path when it is missing or
+/// not JSON, so a failing test says which output was absent.
 inline nlohmann::json read_json(const std::string& path) {
-  return nlohmann::json::parse(read_file(path));
+  if (!std::filesystem::exists(path)) throw std::runtime_error(path + " does not exist");
+  try {
+    return nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error(path + ": " + e.what());
+  }
 }
 
 inline void write_json(const std::string& path, const nlohmann::json& doc) {

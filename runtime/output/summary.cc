@@ -5,6 +5,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/output/atomic_file.h"
 #include "runtime/output/failure_accounting.h"
 
 namespace pstwin {
@@ -66,10 +67,8 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
 }
 
 void write_summary(const std::string& dir, const nlohmann::json& summary) {
-  const std::string path = dir + "/summary.json";
-  std::ofstream out(path);
-  out << summary.dump(2) << '\n';
-  if (!out) throw std::runtime_error("cannot write " + path);
+  // Whole or not at all: the launcher and the plot scripts read it while jobs may be killed.
+  write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");
 }
 
 }  // namespace pstwin
