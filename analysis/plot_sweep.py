@@ -107,7 +107,8 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
                 if not y.empty:
                     points.append((positions[value], y.mean(), y.min(), y.max()))
                 elif col == "time_to_target_s":  # no seed reached the target at this point
-                    ax.plot(positions[value], 0.97, "x", color=color, markersize=9, mew=2,
+                    # One height per line, so that the marks of several lines do not hide each other.
+                    ax.plot(positions[value], 0.97 - 0.05 * (vi % 8), "x", color=color, markersize=9, mew=2,
                             transform=ax.get_xaxis_transform(), clip_on=False)
                     extras.add("unreached")
             if not points:

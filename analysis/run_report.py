@@ -124,6 +124,8 @@ def reading(run, figure):
             if total:
                 mean = sum(s * c for s, c in enumerate(counts)) / total
                 parts.append(f"{v['name']} mean {mean:.3g} (max {len(counts) - 1})")
+        if not parts:
+            return "No gradient was applied, so there is no staleness to show."
         return "Staleness of applied gradients, counted once per server shard: " + "; ".join(parts) + "."
     if name == "stragglers.png":
         counts = [(v["name"], len(straggler_spans(v))) for v in variants]
@@ -144,6 +146,12 @@ def write_report(run, outdir, figures, notes):
                for v in run["variants"] if v["diverged"]]
     if reasons:
         lines += ["", "Diverged:", ""] + reasons
+    # A run that never finished (a launch whose nodes did not all register, a killed scheduler):
+    # its reason is the first thing a reader needs.
+    unfinished = [f"- {v['name']}: {v['summary'].get('reason') or 'no reason recorded'}"
+                  for v in run["variants"] if not v["diverged"] and not v["summary"].get("completed", True)]
+    if unfinished:
+        lines += ["", "Did not complete:", ""] + unfinished
     lines += failures_section(run)
     lines += ["", "## Figures"]
     for f in figures:

@@ -41,6 +41,11 @@ int main(int argc, char** argv) {
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);
+  if ((command == "--version" || command == "version" || command == "--help" || command == "-h" ||
+       command == "help") && !args.empty()) {
+    std::cerr << "pstwin: " << command << " takes no arguments, got '" << args[0] << "'\n";
+    return 2;
+  }
   if (command == "--version" || command == "version") return pstwin::cli::version_command();
   if (command == "--help" || command == "-h" || command == "help") {
     usage(std::cout);

@@ -48,12 +48,42 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
     }
     po::notify(vm);
   } catch (const po::error& e) {
-    std::cerr << "pstwin: " << e.what() << "\n" << usage << "\n" << desc;
+    // The error and the synopsis (the "usage:" line and its indented continuations), not every
+    // option: the mistake should be the first thing the user reads.
+    std::string synopsis;
+    for (std::size_t at = 0; at < usage.size();) {
+      const std::size_t end = std::min(usage.find('\n', at), usage.size());
+      const std::string line = usage.substr(at, end - at);
+      if (!(at == 0 || (!line.empty() && line[0] == ' '))) break;
+      synopsis += (at ? "\n" : "") + line;
+      at = end + 1;
+    }
+    std::cerr << "pstwin: " << e.what() << "\n" << synopsis << "\n";
+    const auto words = synopsis.find("pstwin ");
+    if (words != std::string::npos) {
+      const std::string command = synopsis.substr(words, synopsis.find(' ', words + 7) - words);
+      std::cerr << "Run '" << command << " --help' for every option.\n";
+    }
     exit_code = 2;
     return std::nullopt;
   }
   return vm;
 }
+
+namespace {
+
+/// " (the value of --set P=V)" when the scenario error at `pointer` is at or under a --set
+/// pointer, so the user looks at the command line and not at the file; else "".
+std::string set_origin(const std::vector<std::string>& sets, const std::string& pointer) {
+  for (auto it = sets.rbegin(); it != sets.rend(); ++it) {  // the last --set of a pointer wins
+    const std::string set_pointer = it->substr(0, it->find('='));
+    if (pointer == set_pointer || pointer.rfind(set_pointer + "/", 0) == 0)
+      return " (the value of --set " + *it + ")";
+  }
+  return "";
+}
+
+}  // namespace
 
 std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
   const auto path = vm["scenario"].as<std::string>();
@@ -62,7 +92,8 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
   try {
     return load_scenario(path, sets);
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
+    std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << set_origin(sets, e.pointer())
+              << "\n";
     return std::nullopt;
   }
 }
@@ -89,13 +120,14 @@ std::string data_error_line(const Scenario& scenario, const DataError& e) {
   return "pstwin: bad data" + at + ": " + e.what();
 }
 
-std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario) {
+std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario, const std::string& variant) {
+  const std::string in_variant = variant.empty() ? "" : " (variant " + variant + ")";
   try {
     return prepare_training(scenario);
   } catch (const DataError& e) {
-    std::cerr << data_error_line(scenario, e) << "\n";
+    std::cerr << data_error_line(scenario, e) << in_variant << "\n";
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
+    std::cerr << "pstwin: invalid scenario: " << e.what() << in_variant << "\n";
   }
   return std::nullopt;
 }
@@ -114,11 +146,11 @@ std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, 
     std::size_t j = 0;
     while (j < runs.prepared.size() && !same_preparation(run, runs.scenarios[owner(j)])) ++j;
     if (j == runs.prepared.size()) {
-      auto prepared = prepare_training_or_report(run);
-      if (!prepared) {
-        std::cerr << "pstwin: (in variant " << run.consistency.front().name << ")\n";
-        return std::nullopt;
-      }
+      // A variant that prepares apart from an earlier one (its "set" changed the data, model or
+      // workers) is named: the mistake is in its overrides, not in the base scenario.
+      auto prepared = prepare_training_or_report(
+          run, runs.prepared.empty() ? std::string() : run.consistency.front().name);
+      if (!prepared) return std::nullopt;
       runs.prepared.push_back(std::move(*prepared));
     }
     runs.prepared_index.push_back(j);

@@ -43,8 +43,10 @@ std::optional<double> seconds_flag(const boost::program_options::variables_map& 
 std::string data_error_line(const Scenario& scenario, const DataError& e);
 
 /// Loads the scenario's data and model, printing a DataError (data_error_line) or ScenarioError
-/// to stderr and returning nullopt on bad input.
-std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario);
+/// to stderr and returning nullopt on bad input. `variant`, when not empty, is named in the
+/// message ("(variant asp)"), for a scenario whose variants prepare their data apart.
+std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario,
+                                                           const std::string& variant = "");
 
 /// The runs of a scenario: each variant's own scenario (scenario_for_variant) and, when asked
 /// for, its prepared data, read once for the variants that share data, model, seed and workers.

@@ -57,7 +57,10 @@ int validate_command(const std::vector<std::string>& args) {
         at.push_back(std::to_string(scenario->source.at(at).size() - 1));
         pointer = at.to_string();
       }
-      std::cout << "set: " << pointer << " = " << scenario->source.at(at).dump() << "\n";
+      // A null --set removes the key: say so rather than look it up.
+      std::cout << "set: " << pointer << " = "
+                << (scenario->source.contains(at) ? scenario->source.at(at).dump() : std::string("(removed)"))
+                << "\n";
     }
   // What each variant changes, when it is more than its consistency.
   if (scenario->source.contains("variants"))

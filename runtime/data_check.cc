@@ -76,9 +76,12 @@ void check_libsvm(const Scenario& s, const std::string& path, bool train, DataCh
     return;
   }
   const std::uint32_t workers = s.cluster.workers;
-  if (!head.whole && rows < workers) rows += count_data_lines(path, head.text.size(), '#', workers - rows);
-  check_workers_have_rows(s, rows, path);
-  out.checked.push_back(what + "; " + (head.whole ? "" : "at least ") + std::to_string(rows) + " rows for " +
+  // With epochs the iteration count needs every row: counting lines is cheap next to parsing.
+  const bool count_all = s.training.epochs.has_value();
+  if (!head.whole && (rows < workers || count_all))
+    rows += count_data_lines(path, head.text.size(), '#', count_all ? UINT64_MAX : workers - rows);
+  check_training_set_size(s, rows, path, head.whole || count_all);
+  out.checked.push_back(what + "; " + (head.whole || count_all ? "" : "at least ") + std::to_string(rows) + " rows for " +
                         std::to_string(workers) + " workers");
 }
 
@@ -86,7 +89,7 @@ void check_idx(const Scenario& s, const std::string& images, const std::string& 
                DataCheck& out) {
   const IdxHead head = read_idx_head(images, labels, SIZE_MAX);
   check_labels_fit(s.model.type, labels, head.labels_seen, /*by_record=*/true);
-  if (train) check_workers_have_rows(s, head.images, images + " + " + labels);
+  if (train) check_training_set_size(s, head.images, images + " + " + labels);
   out.checked.push_back(images + " + " + labels + ": headers of " + std::to_string(head.images) + " images of " +
                         std::to_string(head.pixels) + " pixels and as many labels; labels " +
                         labels_text(head.labels_seen) + " fit model type \"" + s.model.type + "\"" +
@@ -102,14 +105,15 @@ void check_ratings(const Scenario& s, const DataSection& d, DataCheck& out) {
     return n - static_cast<std::uint64_t>(std::llround(d.test_fraction * static_cast<double>(n)));
   };
   const std::uint32_t workers = s.cluster.workers;
-  if (!head.whole && train_rows(ratings) < workers) {
+  const bool count_all = s.training.epochs.has_value();  // as for LIBSVM above
+  if (!head.whole && (train_rows(ratings) < workers || count_all)) {
     // Enough ratings that the training split has a row per worker, and two more for rounding.
     const auto enough = static_cast<std::uint64_t>(std::ceil(workers / (1.0 - d.test_fraction))) + 2;
-    ratings += count_data_lines(d.file, head.text.size(), '\0', enough - ratings);
+    ratings += count_data_lines(d.file, head.text.size(), '\0', count_all ? UINT64_MAX : enough - ratings);
   }
-  check_workers_have_rows(s, train_rows(ratings), d.file);
+  check_training_set_size(s, train_rows(ratings), d.file, head.whole || count_all);
   out.checked.push_back(d.file + ": " + extent(head) + " parses (" + std::to_string(parsed) + " ratings); " +
-                        (head.whole ? "" : "at least ") + std::to_string(train_rows(ratings)) +
+                        (head.whole || count_all ? "" : "at least ") + std::to_string(train_rows(ratings)) +
                         " training ratings for " + std::to_string(workers) + " workers");
   if (!head.whole) out.not_checked.push_back(not_parsed(d.file, "a malformed record"));
 }
@@ -124,6 +128,7 @@ DataCheck check_data_cheaply(const Scenario& s) {
                           " keys give each of " + std::to_string(s.cluster.servers) + " servers some");
     return out;
   }
+  check_target_metric(s);
   const DataSection& d = *s.data;
   if (d.format == "ratings") {
     check_ratings(s, d, out);

@@ -25,9 +25,11 @@ struct DataCheck {
 ///   parse as read_libsvm and read_ratings_table parse them; IDX pairs: both headers, and every
 ///   label (a label file is small), not the images;
 /// - the labels read fit the model (check_labels_fit);
-/// - the training set has a row for every worker (check_workers_have_rows; beyond the parsed
-///   head, rows are counted as data lines, stopping once there are enough; a ratings file's
-///   training split is its ratings less round(test_fraction x ratings));
+/// - the training set's size (check_training_set_size): beyond the parsed head, rows are
+///   counted as data lines, stopping once every worker has one, or all of them with
+///   training.epochs; a ratings file's training split is its ratings less
+///   round(test_fraction x ratings); the batch is checked only when the count is exact;
+/// - a target metric the model's metric can reach (check_target_metric);
 /// - a synthetic model's keys per server (check_servers_have_keys).
 /// Throws DataError (file:line) or ScenarioError (pointer) with prepare_training's messages.
 DataCheck check_data_cheaply(const Scenario& scenario);

@@ -1,6 +1,7 @@
 #include "runtime/job_checks.h"
 
 #include "runtime/errors.h"
+#include "runtime/scenario/json_fields.h"
 
 namespace pstwin {
 
@@ -22,6 +23,35 @@ void check_workers_have_rows(const Scenario& scenario, std::uint64_t rows, const
   if (rows < workers)
     throw ScenarioError("/cluster/workers", std::to_string(workers) + " workers but only " + std::to_string(rows) +
                                                 " training rows in " + source);
+}
+
+void check_training_set_size(const Scenario& scenario, std::uint64_t rows, const std::string& source,
+                             bool exact) {
+  check_workers_have_rows(scenario, rows, source);
+  (void)iterations_per_worker(scenario, rows);
+  if (!exact) return;
+  const std::uint64_t smallest = rows / scenario.cluster.workers;
+  const std::uint64_t batch = scenario.training.batch_size;
+  if (batch > smallest)
+    throw ScenarioError("/training/batch_size",
+                        "a batch of " + std::to_string(batch) + " examples is larger than a worker's partition (" +
+                            std::to_string(rows) + " training rows in " + source + " over " +
+                            std::to_string(scenario.cluster.workers) + " workers: " + std::to_string(smallest) +
+                            " for the smallest), so one gradient would use some examples twice; use at most " +
+                            std::to_string(smallest));
+}
+
+void check_target_metric(const Scenario& scenario) {
+  const auto& target = scenario.training.target_metric;
+  if (!target || scenario.model.type == "synthetic") return;
+  // The test metric of each model type (Model::metric_name): RMSE for matrix factorisation,
+  // accuracy for the classifiers. tests/job_checks_test.cc holds the two in step.
+  const bool accuracy = scenario.model.type != "mf";
+  if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
+    throw ScenarioError("/training/target_metric",
+                        std::string("a target ") + (accuracy ? "accuracy" : "rmse") + " must be " +
+                            (accuracy ? "in (0, 1] (a fraction, not a percentage)" : "positive") + ", got " +
+                            scenario_json::format_number(*target));
 }
 
 }  // namespace pstwin

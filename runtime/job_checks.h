@@ -18,4 +18,20 @@ void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys);
 /// message) leave a worker without any.
 void check_workers_have_rows(const Scenario& scenario, std::uint64_t rows, const std::string& source);
 
+/// The checks that need the training set's row count `rows` (from `source`, for the messages),
+/// each a ScenarioError at its pointer:
+/// - a row for every worker (/cluster/workers);
+/// - with training.epochs, at most a billion iterations per worker (iterations_per_worker);
+/// - when `exact`, a batch no larger than the smallest worker partition, rows / workers rounded
+///   down (/training/batch_size): a larger one would use some examples twice in one gradient.
+/// The first two stay sound when `rows` is only a lower bound (a file read in part): `exact`
+/// false then.
+void check_training_set_size(const Scenario& scenario, std::uint64_t rows, const std::string& source,
+                             bool exact = true);
+
+/// Throws ScenarioError at /training/target_metric when the target cannot be reached by the
+/// model type's test metric: an accuracy outside (0, 1], or an RMSE that is not positive.
+/// Nothing to check for the synthetic model (no metric) or without a target.
+void check_target_metric(const Scenario& scenario);
+
 }  // namespace pstwin

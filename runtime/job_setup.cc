@@ -66,7 +66,7 @@ ModelShape shape_of(const PreparedTraining& p) {
 void partition(const Scenario& scenario, PreparedTraining& p) {
   const std::uint32_t workers = scenario.cluster.workers;
   const std::size_t n = p.train->rows;
-  check_workers_have_rows(scenario, n, p.train->source);
+  check_training_set_size(scenario, n, p.train->source);
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   if (scenario.data->partition == "shuffled") {
@@ -113,14 +113,7 @@ void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTrai
     throw ScenarioError("/model/type", e.what());
   }
   check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
-  if (const auto& target = scenario.training.target_metric) {
-    const bool accuracy = metric_goal(p).name == "accuracy";
-    if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
-      throw ScenarioError("/training/target_metric",
-                          "a target " + metric_goal(p).name + " must be " +
-                              (accuracy ? "in (0, 1]" : "positive") + ", got " +
-                              std::to_string(*target));
-  }
+  check_target_metric(scenario);
 }
 
 PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data, std::size_t* rows_read) {

@@ -238,7 +238,10 @@ TEST(Cli, AStalledSimulationNamesItsNodeOnceAndItsTimeoutPlainly) {
   const auto r = run_pstwin("simulate " + dir + "/stuck.json --quiet --out " + dir + "/out");
   EXPECT_EQ(r.exit_code, 1) << r.output;
   const auto summary = read_json(dir + "/out/bsp/summary.json");
-  EXPECT_EQ(summary["reason"], "scheduler: nothing received for 3600 s; a role is stuck or gone") << summary.dump();
+  EXPECT_EQ(summary["reason"],
+            "scheduler: nothing received for 3600 s; a role is stuck or gone, or one iteration takes longer "
+            "than that (a straggler's factor, a slow link)")
+      << summary.dump();
 }
 
 TEST(Cli, EveryCommandsHelpGoesToStdoutWithStatus0) {

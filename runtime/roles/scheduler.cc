@@ -81,7 +81,8 @@ std::optional<Message> Scheduler::next_message() {
   if (!m && !all_workers_dead_since_ && env_.now() - last_activity_ >= spec_.stall_timeout_s)
     throw std::runtime_error("scheduler: nothing received for " +
                              seconds_text(spec_.stall_timeout_s) +
-                             " s; a role is stuck or gone");
+                             " s; a role is stuck or gone, or one iteration takes longer than that "
+                             "(a straggler's factor, a slow link)");
   return m;
 }
 
