@@ -27,7 +27,7 @@ class DataCheckTest : public ::testing::Test {
     json s = json::parse(R"({
       "name": "check", "seed": 1,
       "model": {"type": "logistic"},
-      "training": {"iterations": 5, "batch_size": 2, "learning_rate": 0.5},
+      "training": {"iterations": 5, "batch_size": 1, "learning_rate": 0.5},
       "consistency": [{"mode": "bsp"}],
       "cluster": {"workers": 2, "servers": 1,
                   "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
