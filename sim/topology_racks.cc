@@ -24,6 +24,13 @@ void build_racks(const MachinePlan& plan, const Build& b) {
     }
   }
 
+  // The scheduler sits in server 0's rack: the servers' first rack, or rack 0 when servers
+  // share the workers' racks. So a job whose machines all fit in one rack is the star.
+  const std::size_t scheduler_rack = plan.servers.empty() || b.cluster.server_placement == ServerPlacement::kSpread
+                                         ? 0
+                                         : worker_racks;
+  racks[scheduler_rack].push_back(&plan.scheduler);
+
   auto* core = sg4::create_star_zone("cluster");
   for (std::size_t r = 0; r < racks.size(); ++r) {
     // A rack is a star whose centre is its top-of-rack switch; the switch (the rack's gateway)
@@ -45,9 +52,6 @@ void build_racks(const MachinePlan& plan, const Build& b) {
         core->create_split_duplex_link("uplink-" + name, t.uplink.bandwidth_Bps)->set_latency(t.uplink.latency_s);
     core->add_route(rack->get_netpoint(), nullptr, tor, nullptr, {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
   }
-  // The scheduler's traffic is small (clocks, heartbeats, evaluation snapshots): it hangs off
-  // the core switch by its own link, in no rack.
-  add_machine_to_star(core, plan.scheduler, true, b);  // a zone beside the racks
   core->seal();
 }
 

@@ -71,10 +71,11 @@ TEST(Topology, RacksCrossBothUplinksBetweenRacksAndNoneInside) {
   const Probe inside = probe_route(cluster(racks), worker(0), worker(1), kBytes);
   EXPECT_EQ(inside.links, (Links{"link-worker-0_UP", "link-worker-1_DOWN"}));
   expect_time(inside, 2 * kWorkerLat, kWorkerBw);
-  // The scheduler hangs off the core switch: one uplink.
+  // The scheduler sits in the servers' rack.
   const Probe scheduler = probe_route(cluster(racks), JobLayout::scheduler(), worker(3), kBytes);
-  EXPECT_EQ(scheduler.links, (Links{"link-scheduler_UP", "uplink-rack-1_DOWN", "link-worker-3_DOWN"}));
-  expect_time(scheduler, kServerLat + 5e-6 + kWorkerLat, 5e8);
+  EXPECT_EQ(scheduler.links,
+            (Links{"link-scheduler_UP", "uplink-rack-2_UP", "uplink-rack-1_DOWN", "link-worker-3_DOWN"}));
+  expect_time(scheduler, kServerLat + 5e-6 + 5e-6 + kWorkerLat, 5e8);
 }
 
 TEST(Topology, FatTreeClimbsToTheNearestCommonSwitch) {
