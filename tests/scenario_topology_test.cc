@@ -6,34 +6,17 @@
 
 #include "runtime/errors.h"
 #include "runtime/scenario/scenario.h"
+#include "tests/cluster_test_support.h"
 
 namespace pstwin {
 namespace {
 
 using nlohmann::json;
 
-json with_cluster(const json& extra) {
-  json doc = json::parse(R"({
-    "name": "topo", "seed": 1,
-    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1e6},
-    "training": {"iterations": 3},
-    "consistency": [{"mode": "bsp"}],
-    "cluster": {"workers": 8, "servers": 2,
-                "worker": {"device": "h100", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
-                "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}}
-  })");
-  doc["cluster"].update(extra);
-  return doc;
-}
+json with_cluster(const json& extra) { return testing_support::scenario_with_cluster(extra, 2); }
 
 void expect_error_at(const json& extra, const std::string& pointer, const std::string& words) {
-  try {
-    parse_scenario(with_cluster(extra));
-    FAIL() << "accepted " << extra.dump();
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.pointer(), pointer) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
+  testing_support::expect_error_at(with_cluster(extra), pointer, words);
 }
 
 const json kLink = {{"bandwidth", "100Gbps"}, {"latency", "1us"}};
