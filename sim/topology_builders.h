@@ -2,9 +2,8 @@
 // they all place. Internal to sim/.
 #pragma once
 
-#include <vector>
-
 #include <simgrid/s4u.hpp>
+#include <vector>
 
 #include "runtime/job_layout.h"
 #include "runtime/scenario/scenario.h"

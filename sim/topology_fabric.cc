@@ -1,7 +1,7 @@
 // "fat_tree", "dragonfly", "torus": SimGrid's own cluster zones, a machine at each leaf.
-#include "sim/topology_builders.h"
-
 #include <utility>
+
+#include "sim/topology_builders.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -14,8 +14,9 @@ void build_fabric(const MachinePlan& plan, const Build& b) {
   // own links start at the leaf's gateway), so a NIC stays full-duplex and per-machine, which a
   // fabric's limiter links (one shared link per leaf) would not be. Leaves beyond the job's
   // machines are routers no message goes to.
-  auto leaf = [&](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/,
-                  unsigned long id) -> std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> {
+  auto leaf =
+      [&](sg4::NetZone* zone, const std::vector<unsigned long>& /*coord*/,
+          unsigned long id) -> std::pair<simgrid::kernel::routing::NetPoint*, simgrid::kernel::routing::NetPoint*> {
     if (id >= order.size()) return {zone->create_router("unused-leaf-" + std::to_string(id)), nullptr};
     const Leaf l = add_machine(zone, *order[id], true, true, b);
     return {l.netpoint, l.gateway};
@@ -34,18 +35,18 @@ void build_fabric(const MachinePlan& plan, const Build& b) {
       break;
     }
     case TopologySpec::Kind::kDragonfly:
-      zone = sg4::create_dragonfly_zone(
-          "cluster", nullptr,
-          sg4::DragonflyParams({t.groups, t.group_links}, {t.chassis, t.chassis_links}, {t.routers, t.router_links},
-                               t.nodes_per_router),
-          callbacks, bw, lat, kSplit);
+      zone = sg4::create_dragonfly_zone("cluster", nullptr,
+                                        sg4::DragonflyParams({t.groups, t.group_links}, {t.chassis, t.chassis_links},
+                                                             {t.routers, t.router_links}, t.nodes_per_router),
+                                        callbacks, bw, lat, kSplit);
       break;
     case TopologySpec::Kind::kTorus:
       zone = sg4::create_torus_zone("cluster", nullptr,
-                                    std::vector<unsigned long>(t.dimensions.begin(), t.dimensions.end()), callbacks,
-                                    bw, lat, kSplit);
+                                    std::vector<unsigned long>(t.dimensions.begin(), t.dimensions.end()), callbacks, bw,
+                                    lat, kSplit);
       break;
-    default: break;
+    default:
+      break;
   }
   zone->seal();
 }

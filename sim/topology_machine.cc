@@ -1,7 +1,6 @@
 // One machine of the platform: a bare host, or a star zone of the hosts that share its NIC.
-#include "sim/topology_builders.h"
-
 #include "sim/platform.h"
+#include "sim/topology_builders.h"
 
 namespace sg4 = simgrid::s4u;
 

@@ -26,9 +26,8 @@ void build_racks(const MachinePlan& plan, const Build& b) {
 
   // The scheduler sits in server 0's rack: the servers' first rack, or rack 0 when servers
   // share the workers' racks. So a job whose machines all fit in one rack is the star.
-  const std::size_t scheduler_rack = plan.servers.empty() || b.cluster.server_placement == ServerPlacement::kSpread
-                                         ? 0
-                                         : worker_racks;
+  const std::size_t scheduler_rack =
+      plan.servers.empty() || b.cluster.server_placement == ServerPlacement::kSpread ? 0 : worker_racks;
   racks[scheduler_rack].push_back(&plan.scheduler);
 
   auto* core = sg4::create_star_zone("cluster");

@@ -4,9 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "runtime/errors.h"
 #include "runtime/scenario/scenario.h"

@@ -30,8 +30,8 @@ json scenario() {
 
 json racks(int hosts_per_rack, const std::string& uplink) {
   json s = scenario();
-  s["cluster"]["topology"] = {{"type", "racks"}, {"hosts_per_rack", hosts_per_rack},
-                              {"uplink", {{"bandwidth", uplink}, {"latency", "10us"}}}};
+  s["cluster"]["topology"] = {
+      {"type", "racks"}, {"hosts_per_rack", hosts_per_rack}, {"uplink", {{"bandwidth", uplink}, {"latency", "10us"}}}};
   s["cluster"]["server_placement"] = "spread";
   return s;
 }

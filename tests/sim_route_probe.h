@@ -3,16 +3,15 @@
 // because SimGrid allows one engine per process (and its fat tree one per process too).
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
-#include <string>
-#include <vector>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <simgrid/s4u.hpp>
+#include <string>
+#include <vector>
 
 #include "runtime/scenario/scenario.h"
 #include "sim/platform.h"

@@ -62,11 +62,11 @@ TEST(Topology, Lv08MultipliesLatencyBy13_01AndBandwidthBy0_97) {
 
 TEST(Topology, RacksCrossBothUplinksBetweenRacksAndNoneInside) {
   // 2 worker machines per rack (racks 0 and 1), the server in rack 2; uplinks 4 Gbit/s, 5 us.
-  const json racks = {{"topology", {{"type", "racks"}, {"hosts_per_rack", 2},
-                                    {"uplink", {{"bandwidth", "4Gbps"}, {"latency", "5us"}}}}}};
+  const json racks = {
+      {"topology",
+       {{"type", "racks"}, {"hosts_per_rack", 2}, {"uplink", {{"bandwidth", "4Gbps"}, {"latency", "5us"}}}}}};
   const Probe across = probe_route(cluster(racks), worker(1), kServer, kBytes);
-  EXPECT_EQ(across.links,
-            (Links{"link-worker-1_UP", "uplink-rack-0_UP", "uplink-rack-2_DOWN", "link-server-0_DOWN"}));
+  EXPECT_EQ(across.links, (Links{"link-worker-1_UP", "uplink-rack-0_UP", "uplink-rack-2_DOWN", "link-server-0_DOWN"}));
   expect_time(across, kWorkerLat + 5e-6 + 5e-6 + kServerLat, 5e8);
   const Probe inside = probe_route(cluster(racks), worker(0), worker(1), kBytes);
   EXPECT_EQ(inside.links, (Links{"link-worker-0_UP", "link-worker-1_DOWN"}));
@@ -80,7 +80,8 @@ TEST(Topology, RacksCrossBothUplinksBetweenRacksAndNoneInside) {
 
 TEST(Topology, FatTreeClimbsToTheNearestCommonSwitch) {
   // Leaves 0..3 are workers 0..3, leaf 4 the server; level-1 switches join leaves in pairs.
-  const json fat = {{"topology", fabric({{"type", "fat_tree"}, {"down", {2, 4}}, {"up", {1, 2}}, {"link_count", {1, 1}}})}};
+  const json fat = {
+      {"topology", fabric({{"type", "fat_tree"}, {"down", {2, 4}}, {"up", {1, 2}}, {"link_count", {1, 1}}})}};
   const Probe pair = probe_route(cluster(fat), worker(0), worker(1), kBytes);
   ASSERT_EQ(pair.links.size(), 4u);  // NIC, up to the level-1 switch, down, NIC
   expect_time(pair, 2 * kWorkerLat + 2 * 2e-6, 1e9);
@@ -94,8 +95,9 @@ TEST(Topology, FatTreeClimbsToTheNearestCommonSwitch) {
 TEST(Topology, DragonflyTakesGreenAndBlueLinksBetweenGroups) {
   // 2 groups of 1 chassis of 2 routers of 2 machines: workers 0, 1 on router 0 of group 0,
   // the server on router 0 of group 1.
-  const json df = {{"topology", fabric({{"type", "dragonfly"}, {"groups", {2, 1}}, {"chassis", {1, 1}},
-                                        {"routers", {2, 1}}, {"nodes", 2}})}};
+  const json df = {
+      {"topology",
+       fabric({{"type", "dragonfly"}, {"groups", {2, 1}}, {"chassis", {1, 1}}, {"routers", {2, 1}}, {"nodes", 2}})}};
   const Probe same_router = probe_route(cluster(df), worker(0), worker(1), kBytes);
   ASSERT_EQ(same_router.links.size(), 4u);
   expect_time(same_router, 2 * kWorkerLat + 2 * 2e-6, 1e9);

@@ -25,7 +25,8 @@ DeviceSpec parse_device(const json& dev, const std::string& ptr) {
   }
   if (!dev.is_object())
     throw ScenarioError(ptr, "expected a preset name (" + device_preset_names() +
-                                 ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " + describe(dev));
+                                 ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " +
+                                 describe(dev));
   DeviceSpec device;
   const Object d(dev, ptr, {"preset", "flops", "bandwidth", "overhead"});
   if (d.has("preset")) {
@@ -86,11 +87,12 @@ std::vector<HostGroupSpec> parse_host_groups(const json& v, const std::string& p
     const auto n = read_uint(g.at("count"), g.ptr("count"), 1, count);
     if (n % multiple_of != 0)
       throw ScenarioError(g.ptr("count"), std::to_string(n) + " workers do not fill whole machines of " +
-                                              std::to_string(multiple_of) + " (workers_per_host): a machine's "
+                                              std::to_string(multiple_of) +
+                                              " (workers_per_host): a machine's "
                                               "workers share its NIC, so a group holds whole machines");
     if (nodes.size() + n > count)
-      throw ScenarioError(g.ptr("count"), "the groups' counts add up to more than the " + std::to_string(count) +
-                                              " the cluster has");
+      throw ScenarioError(g.ptr("count"),
+                          "the groups' counts add up to more than the " + std::to_string(count) + " the cluster has");
     const HostGroupSpec spec{parse_device(g.at("device"), g.ptr("device")), parse_link(g.at("link"), g.ptr("link"))};
     if (i == 0) first = spec;
     nodes.insert(nodes.end(), n, spec);
@@ -102,7 +104,8 @@ std::vector<HostGroupSpec> parse_host_groups(const json& v, const std::string& p
 }
 
 void apply_overrides(const json& v, const std::string& ptr, ClusterSection& c) {
-  if (!v.is_object()) throw ScenarioError(ptr, "expected an object {\"worker:3\": {\"link\": ...}}, got " + describe(v));
+  if (!v.is_object())
+    throw ScenarioError(ptr, "expected an object {\"worker:3\": {\"link\": ...}}, got " + describe(v));
   for (const auto& [key, value] : v.items()) {
     const std::string np = child_pointer(ptr, key);
     const NodeRef ref = parse_node_ref(key, np, c);
@@ -115,8 +118,10 @@ void apply_overrides(const json& v, const std::string& ptr, ClusterSection& c) {
     if (o.has("device")) spec.device = parse_device(o.at("device"), o.ptr("device"));
     if (!o.has("link")) continue;
     if (worker && ref.index % c.workers_per_host != 0)
-      throw ScenarioError(o.ptr("link"), "worker:" + std::to_string(ref.index) + "'s link is the NIC of its machine, "
-                                             "shared with its " + std::to_string(c.workers_per_host) +
+      throw ScenarioError(o.ptr("link"), "worker:" + std::to_string(ref.index) +
+                                             "'s link is the NIC of its machine, "
+                                             "shared with its " +
+                                             std::to_string(c.workers_per_host) +
                                              " workers; override it at the machine's first worker, worker:" +
                                              std::to_string(ref.index - ref.index % c.workers_per_host));
     spec.link = parse_link(o.at("link"), o.ptr("link"));

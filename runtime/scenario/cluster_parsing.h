@@ -3,9 +3,8 @@
 // parse_cluster calls these. Each throws ScenarioError at the offending value's pointer.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "runtime/scenario/scenario.h"
 
@@ -21,9 +20,8 @@ LinkSpec parse_intra_host_link(const nlohmann::json& v, const std::string& ptr);
 /// {"count", "device", "link"} whose counts sum to `count`, each a multiple of `multiple_of`
 /// (workers_per_host for workers: a machine's workers share one NIC). Returns the hardware of
 /// each node in order and sets `first` to the first group's.
-std::vector<HostGroupSpec> parse_host_groups(const nlohmann::json& v, const std::string& ptr,
-                                             std::uint32_t count, std::uint32_t multiple_of,
-                                             HostGroupSpec& first);
+std::vector<HostGroupSpec> parse_host_groups(const nlohmann::json& v, const std::string& ptr, std::uint32_t count,
+                                             std::uint32_t multiple_of, HostGroupSpec& first);
 
 /// "overrides": {"worker:3": {"link": ...}, "server:0": {"device": ...}} replaces that node's
 /// device or link in c.worker_nodes / c.server_nodes. With workers_per_host > 1 a worker's link

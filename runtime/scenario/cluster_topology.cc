@@ -13,11 +13,13 @@ std::uint64_t TopologySpec::leaves() const {
   std::uint64_t n = 1;
   switch (kind) {
     case Kind::kStar:
-    case Kind::kRacks: return 0;
+    case Kind::kRacks:
+      return 0;
     case Kind::kFatTree:
       for (auto d : down) n *= d;
       return n;
-    case Kind::kDragonfly: return std::uint64_t{groups} * chassis * routers * nodes_per_router;
+    case Kind::kDragonfly:
+      return std::uint64_t{groups} * chassis * routers * nodes_per_router;
     case Kind::kTorus:
       for (auto d : dimensions) n *= d;
       return n;
@@ -27,11 +29,16 @@ std::uint64_t TopologySpec::leaves() const {
 
 const char* TopologySpec::name() const {
   switch (kind) {
-    case Kind::kStar: return "star";
-    case Kind::kRacks: return "racks";
-    case Kind::kFatTree: return "fat_tree";
-    case Kind::kDragonfly: return "dragonfly";
-    case Kind::kTorus: return "torus";
+    case Kind::kStar:
+      return "star";
+    case Kind::kRacks:
+      return "racks";
+    case Kind::kFatTree:
+      return "fat_tree";
+    case Kind::kDragonfly:
+      return "dragonfly";
+    case Kind::kTorus:
+      return "torus";
   }
   return "?";
 }
@@ -51,7 +58,8 @@ constexpr std::uint64_t kMaxLevels = 8;
 std::vector<std::uint32_t> read_sizes(const json& v, const std::string& ptr, std::size_t max_size) {
   const json& a = read_array(v, ptr, false);
   if (a.size() > max_size)
-    throw ScenarioError(ptr, "expected at most " + std::to_string(max_size) + " entries, got " + std::to_string(a.size()));
+    throw ScenarioError(ptr,
+                        "expected at most " + std::to_string(max_size) + " entries, got " + std::to_string(a.size()));
   std::vector<std::uint32_t> out;
   for (std::size_t i = 0; i < a.size(); ++i)
     out.push_back(static_cast<std::uint32_t>(read_uint(a[i], child_pointer(ptr, std::to_string(i)), 1, kMaxLeaves)));
@@ -83,10 +91,16 @@ LinkSpec fabric_worst_path(const ClusterSection& c) {
   const TopologySpec& t = c.topology;
   double hops = 0;
   switch (t.kind) {
-    case TopologySpec::Kind::kStar: return {std::numeric_limits<double>::infinity(), 0.0};
-    case TopologySpec::Kind::kRacks: return {t.uplink.bandwidth_Bps, 2 * t.uplink.latency_s};
-    case TopologySpec::Kind::kFatTree: hops = 2.0 * static_cast<double>(t.down.size()); break;
-    case TopologySpec::Kind::kDragonfly: hops = 7; break;
+    case TopologySpec::Kind::kStar:
+      return {std::numeric_limits<double>::infinity(), 0.0};
+    case TopologySpec::Kind::kRacks:
+      return {t.uplink.bandwidth_Bps, 2 * t.uplink.latency_s};
+    case TopologySpec::Kind::kFatTree:
+      hops = 2.0 * static_cast<double>(t.down.size());
+      break;
+    case TopologySpec::Kind::kDragonfly:
+      hops = 7;
+      break;
     case TopologySpec::Kind::kTorus:
       for (auto d : t.dimensions) hops += d / 2;
       break;
@@ -113,8 +127,10 @@ TopologySpec parse_topology(const json& v, const std::string& ptr, const Cluster
     return t;
   }
   if (!v.is_object() || !v.contains("type"))
-    throw ScenarioError(ptr, "expected \"star\" or an object {\"type\": \"racks\" | \"fat_tree\" | \"dragonfly\" | "
-                             "\"torus\", ...}, got " + describe(v));
+    throw ScenarioError(ptr,
+                        "expected \"star\" or an object {\"type\": \"racks\" | \"fat_tree\" | \"dragonfly\" | "
+                        "\"torus\", ...}, got " +
+                            describe(v));
   const std::string type =
       read_choice(v.at("type"), child_pointer(ptr, "type"), {"star", "racks", "fat_tree", "dragonfly", "torus"});
   if (type == "star") {
@@ -124,7 +140,8 @@ TopologySpec parse_topology(const json& v, const std::string& ptr, const Cluster
   if (type == "racks") {
     const Object o(v, ptr, {"type", "hosts_per_rack", "uplink"});
     t.kind = TopologySpec::Kind::kRacks;
-    t.hosts_per_rack = static_cast<std::uint32_t>(read_uint(o.at("hosts_per_rack"), o.ptr("hosts_per_rack"), 1, kMaxLeaves));
+    t.hosts_per_rack =
+        static_cast<std::uint32_t>(read_uint(o.at("hosts_per_rack"), o.ptr("hosts_per_rack"), 1, kMaxLeaves));
     t.uplink = parse_link(o.at("uplink"), o.ptr("uplink"));
     return t;
   }
@@ -151,7 +168,8 @@ TopologySpec parse_topology(const json& v, const std::string& ptr, const Cluster
     // SimGrid joins group i to group j through router j of group i's first chassis, and reaches
     // it across a chassis's routers: each group needs a router per group.
     if (t.groups > t.routers)
-      throw ScenarioError(o.ptr("groups"), std::to_string(t.groups) + " groups need at least as many routers per "
+      throw ScenarioError(o.ptr("groups"), std::to_string(t.groups) +
+                                               " groups need at least as many routers per "
                                                "chassis (SimGrid links group i to group j through router j), got " +
                                                std::to_string(t.routers));
     t.fabric = parse_link(o.at("link"), o.ptr("link"));
@@ -165,15 +183,19 @@ TopologySpec parse_topology(const json& v, const std::string& ptr, const Cluster
   }
   // Products of up to eight sizes of a million each would overflow; check them step by step.
   long double leaves = 1;
-  if (t.kind == TopologySpec::Kind::kFatTree) for (auto d : t.down) leaves *= d;
-  if (t.kind == TopologySpec::Kind::kTorus) for (auto d : t.dimensions) leaves *= d;
+  if (t.kind == TopologySpec::Kind::kFatTree)
+    for (auto d : t.down) leaves *= d;
+  if (t.kind == TopologySpec::Kind::kTorus)
+    for (auto d : t.dimensions) leaves *= d;
   if (t.kind == TopologySpec::Kind::kDragonfly)
     leaves = static_cast<long double>(t.groups) * t.chassis * t.routers * t.nodes_per_router;
   const std::string where = child_pointer(ptr, size_key);
   if (leaves > kMaxLeaves)
-    throw ScenarioError(where, "the " + type + " would have more than " + std::to_string(kMaxLeaves) + " leaves");
+    throw ScenarioError(
+        where, "the " + std::string(t.name()) + " would have more than " + std::to_string(kMaxLeaves) + " leaves");
   if (static_cast<std::uint64_t>(leaves) < machine_count(c))
-    throw ScenarioError(where, "the " + type + " has " + std::to_string(static_cast<std::uint64_t>(leaves)) +
+    throw ScenarioError(where, "the " + std::string(t.name()) + " has " +
+                                   std::to_string(static_cast<std::uint64_t>(leaves)) +
                                    " leaves, too few for the job's " + machines_phrase(c));
   return t;
 }
