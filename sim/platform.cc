@@ -1,6 +1,10 @@
 #include "sim/platform.h"
 
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
+
+#include "sim/machines.h"
+#include "sim/topology_builders.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -12,21 +16,25 @@ std::string host_name(const JobLayout& layout, NodeId node) {
   return "worker-" + std::to_string(layout.worker_index(node));
 }
 
-std::vector<sg4::Host*> build_star_platform(const ClusterSection& cluster, const JobLayout& layout) {
-  auto* zone = sg4::create_star_zone("cluster");
-  std::vector<sg4::Host*> hosts;
-  hosts.reserve(layout.nodes());
-  for (NodeId n = 0; n < layout.nodes(); ++n) {
-    const HostGroupSpec& group = layout.is_worker(n) ? cluster.worker : cluster.server;
-    const std::string name = host_name(layout, n);
-    sg4::Host* host = zone->create_host(name, group.device.peak_flops);
-    sg4::Link* link = zone->create_split_duplex_link("link-" + name, group.link.bandwidth_Bps)
-                          ->set_latency(group.link.latency_s);
-    zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                    {{link, sg4::LinkInRoute::Direction::UP}}, true);
-    hosts.push_back(host);
+const DeviceSpec& node_device(const ClusterSection& cluster, const JobLayout& layout, NodeId node) {
+  if (layout.is_worker(node)) return cluster.worker_spec(layout.worker_index(node)).device;
+  if (layout.is_server(node)) return cluster.server_spec(layout.server_index(node)).device;
+  return cluster.server.device;
+}
+
+std::vector<sg4::Host*> build_platform(const ClusterSection& cluster, const JobLayout& layout) {
+  // Co-located processes of one machine talk over its loopback, as SimGrid prices a host's
+  // messages to itself (network/loopback-bw and -lat, 10 GB/s and 0 by default).
+  const LinkSpec loopback{simgrid::config::get_value<double>("network/loopback-bw"),
+                          simgrid::config::get_value<double>("network/loopback-lat")};
+  const MachinePlan plan = plan_machines(cluster, layout, loopback);
+  std::vector<sg4::Host*> hosts(layout.nodes(), nullptr);
+  const topology::Build build{cluster, layout, hosts};
+  switch (cluster.topology.kind) {
+    case TopologySpec::Kind::kStar: topology::build_star(plan, build); break;
+    case TopologySpec::Kind::kRacks: topology::build_racks(plan, build); break;
+    default: topology::build_fabric(plan, build); break;
   }
-  zone->seal();
   return hosts;
 }
 

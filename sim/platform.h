@@ -1,9 +1,10 @@
-// The simulated cluster: a star of hosts around one non-blocking switch.
+// The simulated cluster: machines wired as the scenario's topology says (README, "Topologies").
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "kernels/device_spec.h"
 #include "runtime/job_layout.h"
 #include "runtime/scenario/scenario.h"
 
@@ -16,11 +17,16 @@ namespace pstwin {
 /// Host name of a node: "scheduler", "server-<i>", "worker-<i>".
 std::string host_name(const JobLayout& layout, NodeId node);
 
-/// Builds the platform inside the current SimGrid engine: one host per node (speed = its group's
-/// device peak flop/s) with a private full-duplex link of its group's bandwidth and latency to the
-/// switch; the scheduler is equipped like a server. Returns hosts indexed by NodeId.
-/// Must be called once, before actors are created.
-std::vector<simgrid::s4u::Host*> build_star_platform(const ClusterSection& cluster,
-                                                     const JobLayout& layout);
+/// The device node `node` computes on: its worker's or server's group (after overrides); the
+/// scheduler is equipped like the first server group. REQUIRES node < layout.nodes().
+const DeviceSpec& node_device(const ClusterSection& cluster, const JobLayout& layout, NodeId node);
+
+/// Builds the platform inside the current SimGrid engine: a host per node (speed = its
+/// device's peak flop/s) on machines (sim/machines.h) wired by cluster.topology: "star" (each
+/// machine's full-duplex NIC to one non-blocking switch), "racks", "fat_tree", "dragonfly" or
+/// "torus" (SimGrid's zones). Returns hosts indexed by NodeId. Must be called once per engine,
+/// before actors are created; SimGrid's fat tree keeps a process-wide leaf counter, so a process
+/// builds at most one fat tree (simulate runs each variant in a process of its own).
+std::vector<simgrid::s4u::Host*> build_platform(const ClusterSection& cluster, const JobLayout& layout);
 
 }  // namespace pstwin

@@ -59,7 +59,7 @@ void write_all(int fd, const std::string& text) {
 }
 
 /// The child: stdout and stderr are the pipe. Builds pstwin's own platform (a star, as
-/// build_star_platform makes it, with one server and one worker) with `option` set, sends one
+/// build_platform makes it, with one server and one worker) with `option` set, sends one
 /// message and runs one computation, so that options SimGrid only applies when the platform is
 /// built or actors run (models, solvers, context factory) are tried on what simulate will use.
 [[noreturn]] void check_in_child(const std::string& option) {
@@ -82,7 +82,7 @@ void write_all(int fd, const std::string& text) {
     JobLayout layout;
     layout.servers = 1;
     layout.workers = 1;
-    const std::vector<sg4::Host*> hosts = build_star_platform(cluster, layout);
+    const std::vector<sg4::Host*> hosts = build_platform(cluster, layout);
     static int payload = 0;
     sg4::Actor::create("worker", hosts[layout.worker(0)],
                        [] { sg4::Mailbox::by_name("server")->put(&payload, 1000); });

@@ -87,7 +87,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   xbt_log_control_set("root.thresh:critical");
 
   const JobLayout layout = spec.layout;
-  auto hosts = build_star_platform(scenario.cluster, layout);
+  auto hosts = build_platform(scenario.cluster, layout);
   StragglerModel stragglers(scenario.stragglers, layout.workers, scenario.seed);
   SimWorld world;
   world.layout = layout;
@@ -96,8 +96,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   world.seed = scenario.seed;
   for (NodeId n = 0; n < layout.nodes(); ++n) {
     world.mailboxes.push_back(sg4::Mailbox::by_name(host_name(layout, n)));
-    world.devices.push_back(layout.is_worker(n) ? scenario.cluster.worker.device
-                                                : scenario.cluster.server.device);
+    world.devices.push_back(node_device(scenario.cluster, layout, n));
   }
 
   std::vector<bool> finished(layout.nodes(), false);

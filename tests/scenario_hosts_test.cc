@@ -7,35 +7,16 @@
 #include "runtime/errors.h"
 #include "runtime/scenario/link_presets.h"
 #include "runtime/scenario/scenario.h"
+#include "tests/cluster_test_support.h"
 
 namespace pstwin {
 namespace {
 
 using nlohmann::json;
-
-json scenario_with_cluster(const json& extra) {
-  json doc = json::parse(R"({
-    "name": "hosts", "seed": 1,
-    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1e6,
-              "bytes_per_iteration": 1e6},
-    "training": {"iterations": 3},
-    "consistency": [{"mode": "bsp"}],
-    "cluster": {"workers": 8, "servers": 1,
-                "worker": {"device": "h100", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
-                "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}}
-  })");
-  doc["cluster"].update(extra);
-  return doc;
-}
+using testing_support::scenario_with_cluster;
 
 void expect_error_at(const json& extra, const std::string& pointer, const std::string& words) {
-  try {
-    parse_scenario(scenario_with_cluster(extra));
-    FAIL() << "accepted " << extra.dump();
-  } catch (const ScenarioError& e) {
-    EXPECT_EQ(e.pointer(), pointer) << e.what();
-    EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
-  }
+  testing_support::expect_error_at(scenario_with_cluster(extra), pointer, words);
 }
 
 TEST(ScenarioHosts, OneWorkerPerHostByDefault) {

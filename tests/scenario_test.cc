@@ -272,7 +272,9 @@ TEST(Scenario, MessagesSayWhatWasExpectedAndGot) {
 
   d = full_scenario();
   d["cluster"]["wrokers"] = 8;
-  EXPECT_EQ(error_message(d), "/cluster/wrokers: unknown key \"wrokers\"; allowed keys: workers, servers, worker, server, workers_per_host, intra_host");
+  EXPECT_EQ(error_message(d),
+            "/cluster/wrokers: unknown key \"wrokers\"; allowed keys: workers, servers, worker, server, "
+            "workers_per_host, intra_host, topology, server_placement, overrides");
 
   d = full_scenario();
   d["consistency"][2]["staleness"] = -1;

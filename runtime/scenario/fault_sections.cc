@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runtime/errors.h"
+#include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/units.h"
 
@@ -163,11 +164,23 @@ double heartbeat_delivery_s(const ClusterSection& cluster) {
   // SimGrid's LV08 network model (README, "What the simulation models").
   constexpr double kLatencyFactor = 13.01, kBandwidthFactor = 0.97;
   const LinkSpec& scheduler = cluster.server.link;  // the scheduler is equipped like a server
+  // Between two machines the fabric adds its links (racks' uplinks, a fat tree's levels); a
+  // worker sharing its machine reaches the NIC over the intra-host link first.
+  const LinkSpec fabric = fabric_worst_path(cluster);
+  const LinkSpec inside = cluster.intra_host.value_or(LinkSpec{std::numeric_limits<double>::infinity(), 0.0});
   double worst = 0.0;
-  for (const LinkSpec& node : {cluster.worker.link, cluster.server.link}) {
-    const double bandwidth_Bps = kBandwidthFactor * std::min(node.bandwidth_Bps, scheduler.bandwidth_Bps);
-    worst = std::max(worst, kLatencyFactor * (node.latency_s + scheduler.latency_s) + kHeartbeatBytes / bandwidth_Bps);
-  }
+  auto consider = [&](const LinkSpec& node, const LinkSpec& on_machine) {
+    const double bandwidth_Bps = kBandwidthFactor * std::min({node.bandwidth_Bps, scheduler.bandwidth_Bps,
+                                                              fabric.bandwidth_Bps, on_machine.bandwidth_Bps});
+    const double latency_s = node.latency_s + scheduler.latency_s + fabric.latency_s + on_machine.latency_s;
+    worst = std::max(worst, kLatencyFactor * latency_s + kHeartbeatBytes / bandwidth_Bps);
+  };
+  const LinkSpec none{std::numeric_limits<double>::infinity(), 0.0};
+  consider(cluster.worker.link, cluster.workers_per_host > 1 ? inside : none);
+  consider(cluster.server.link, none);
+  for (std::uint32_t w = 0; w < cluster.worker_nodes.size(); w += cluster.workers_per_host)
+    consider(cluster.worker_nodes[w].link, cluster.workers_per_host > 1 ? inside : none);
+  for (const HostGroupSpec& s : cluster.server_nodes) consider(s.link, none);
   return worst;
 }
 

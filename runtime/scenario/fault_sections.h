@@ -22,8 +22,10 @@ NodeRef parse_node_ref(const std::string& text, const std::string& ptr, const Cl
 inline constexpr double kHeartbeatBytes = 128;
 
 /// Seconds a heartbeat takes to reach the scheduler from the farthest node of `cluster`, as the
-/// simulation prices it (SimGrid's LV08 model: 13.01 x the latencies of the node's link and the
-/// scheduler's, plus kHeartbeatBytes over 0.97 x the slower of their bandwidths).
+/// simulation prices it (SimGrid's LV08 model: 13.01 x the latencies of the node's link, the
+/// scheduler's, the topology's longest way between machines (fabric_worst_path) and the
+/// intra-host link when workers share machines, plus kHeartbeatBytes over 0.97 x the slowest of
+/// their bandwidths), over every node's link.
 double heartbeat_delivery_s(const ClusterSection& cluster);
 
 /// The shortest heartbeat_timeout that never declares a live node dead: 2 x `interval_s` +

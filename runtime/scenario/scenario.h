@@ -65,7 +65,7 @@ struct ConsistencyVariant {
   ConsistencyConfig config;
 };
 
-/// A node's network attachment to the star's switch.
+/// A network link: a machine's NIC, a rack's uplink, a fabric link.
 struct LinkSpec {
   double bandwidth_Bps = 0.0;  ///< bytes per second, each direction
   double latency_s = 0.0;
@@ -77,12 +77,54 @@ struct HostGroupSpec {
   LinkSpec link;
 };
 
-/// "cluster": a star of hosts around one switch.
+/// "cluster.topology": how the machines are wired (README, "Topologies"). Bandwidths are bytes per
+/// second in each direction.
+struct TopologySpec {
+  enum class Kind { kStar, kRacks, kFatTree, kDragonfly, kTorus };
+  Kind kind = Kind::kStar;
+  /// racks: worker machines per rack (the last rack may hold fewer), and each rack's
+  /// top-of-rack switch link to the core switch (its uplink).
+  std::uint32_t hosts_per_rack = 0;
+  LinkSpec uplink;
+  /// fat_tree: SimGrid's FatTreeParams (levels = down.size(); leaves = product of down).
+  std::vector<std::uint32_t> down, up, link_count;
+  /// dragonfly: SimGrid's DragonflyParams: {count, links} of groups, of chassis per group and of
+  /// routers per chassis, then machines per router.
+  std::uint32_t groups = 0, group_links = 0, chassis = 0, chassis_links = 0, routers = 0,
+                router_links = 0, nodes_per_router = 0;
+  /// torus: the size of each dimension (leaves = their product).
+  std::vector<std::uint32_t> dimensions;
+  /// fat_tree, dragonfly, torus: each link of the switch fabric (SimGrid gives them all alike).
+  LinkSpec fabric;
+
+  /// Machines the fabric has room for: fat_tree, dragonfly and torus leaves; 0 (no limit) for
+  /// star and racks.
+  std::uint64_t leaves() const;
+  /// "star", "racks", "fat_tree", "dragonfly" or "torus".
+  const char* name() const;
+};
+
+/// "cluster.server_placement": where the servers sit.
+enum class ServerPlacement {
+  kSeparate,   ///< "separate" (default): machines of their own, after the workers' (racks: racks of their own)
+  kSpread,     ///< "spread": among the workers' machines (racks: server i in rack i mod racks)
+  kColocated,  ///< "colocated": server i on worker machine i, sharing its NIC
+};
+
+/// "cluster": the machines of the job and how they are wired.
 struct ClusterSection {
   std::uint32_t workers = 0;
   std::uint32_t servers = 0;
+  /// The worker and server hardware when it is one group ("worker": {...}); with a list of
+  /// groups, the first group's. Per node: worker_spec, server_spec.
   HostGroupSpec worker;
   HostGroupSpec server;     ///< also used for the scheduler
+  /// Per node, after groups and "overrides": worker_nodes[i] is worker i's hardware. Empty in a
+  /// cluster built by hand, where `worker` and `server` apply to every node.
+  std::vector<HostGroupSpec> worker_nodes;
+  std::vector<HostGroupSpec> server_nodes;
+  TopologySpec topology;
+  ServerPlacement server_placement = ServerPlacement::kSeparate;
   /// "workers_per_host": workers (GPUs) that share one machine and its network link
   /// (worker.link). Workers 0..k-1 are host 0, k..2k-1 host 1, and so on; it divides `workers`.
   std::uint32_t workers_per_host = 1;
@@ -94,6 +136,9 @@ struct ClusterSection {
   std::uint32_t worker_hosts() const { return workers / workers_per_host; }
   /// The host (0-based) that worker `w` sits on.
   std::uint32_t host_of_worker(std::uint32_t w) const { return w / workers_per_host; }
+  /// Worker w's and server i's hardware. REQUIRES w < workers, i < servers.
+  const HostGroupSpec& worker_spec(std::uint32_t w) const { return worker_nodes.empty() ? worker : worker_nodes[w]; }
+  const HostGroupSpec& server_spec(std::uint32_t i) const { return server_nodes.empty() ? server : server_nodes[i]; }
 };
 
 /// One entry of "stragglers".

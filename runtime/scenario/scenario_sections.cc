@@ -9,6 +9,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/rng.h"
+#include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/link_presets.h"
 #include "runtime/scenario/units.h"
@@ -34,67 +35,6 @@ std::string resolve_path(const std::string& path, const std::string& base_dir) {
   const fs::path alt = fs::path(base_dir) / p;
   if (fs::exists(alt, ec)) return alt.lexically_normal().string();
   return path;
-}
-
-/// {"bandwidth": "10Gbps", "latency": "50us"}.
-LinkSpec parse_link(const json& v, const std::string& ptr) {
-  const Object l(v, ptr, {"bandwidth", "latency"});
-  LinkSpec link;
-  link.bandwidth_Bps = read_unit(l.at("bandwidth"), l.ptr("bandwidth"), parse_bandwidth_Bps, "10Gbps", true);
-  link.latency_s = read_unit(l.at("latency"), l.ptr("latency"), parse_duration_s, "50us", false);
-  return link;
-}
-
-HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"device", "link"});
-  HostGroupSpec g;
-
-  const json& dev = o.at("device");
-  if (dev.is_string()) {
-    const auto preset = device_preset(dev.get<std::string>());
-    if (!preset)
-      throw ScenarioError(o.ptr("device"),
-                          "unknown device preset " + describe(dev) + "; presets: " + device_preset_names() +
-                              ", or an object {\"flops\": \"15TFlops\", \"bandwidth\": \"900GBps\"}");
-    g.device = *preset;
-  } else if (dev.is_object()) {
-    const Object d(dev, o.ptr("device"), {"preset", "flops", "bandwidth", "overhead"});
-    if (d.has("preset")) {
-      const std::string name = read_string(d.at("preset"), d.ptr("preset"));
-      const auto preset = device_preset(name);
-      if (!preset)
-        throw ScenarioError(d.ptr("preset"), "unknown device preset \"" + name + "\"; presets: " +
-                                                 device_preset_names());
-      d.forbid("flops", "give either a preset or flops and bandwidth, not both");
-      d.forbid("bandwidth", "give either a preset or flops and bandwidth, not both");
-      g.device = *preset;
-    } else {
-      g.device.name = "custom";
-      g.device.peak_flops = read_unit(d.at("flops"), d.ptr("flops"), parse_flops, "15TFlops", true);
-      g.device.mem_bandwidth_Bps =
-          read_unit(d.at("bandwidth"), d.ptr("bandwidth"), parse_bandwidth_Bps, "900GBps", true);
-    }
-    // A fixed time per accounted step: kernel launches, framework and input-pipeline overhead.
-    if (d.has("overhead"))
-      g.device.overhead_s = read_unit(d.at("overhead"), d.ptr("overhead"), parse_duration_s, "2ms", false);
-  } else {
-    throw ScenarioError(o.ptr("device"), "expected a preset name (" + device_preset_names() +
-                                             ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " + describe(dev));
-  }
-
-  g.link = parse_link(o.at("link"), o.ptr("link"));
-  return g;
-}
-
-/// "intra_host": a preset name or {"bandwidth", "latency"}.
-LinkSpec parse_intra_host_link(const json& v, const std::string& ptr) {
-  if (!v.is_string()) return parse_link(v, ptr);
-  const std::string name = v.get<std::string>();
-  const auto preset = intra_host_link_preset(name);
-  if (!preset)
-    throw ScenarioError(ptr, "unknown intra-host link preset \"" + name + "\"; presets: " +
-                                 intra_host_link_preset_names() + ", or {\"bandwidth\", \"latency\"}");
-  return *preset;
 }
 
 }  // namespace
@@ -235,14 +175,13 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
 }
 
 ClusterSection parse_cluster(const json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"workers", "servers", "worker", "server", "workers_per_host", "intra_host"});
+  const Object o(v, ptr, {"workers", "servers", "worker", "server", "workers_per_host", "intra_host", "topology",
+                          "server_placement", "overrides"});
   // Node ids are 32-bit; a million of each kind is far past any cluster we can simulate.
   constexpr std::uint64_t kMaxNodes = 1'000'000;
   ClusterSection c;
   c.workers = static_cast<std::uint32_t>(read_uint(o.at("workers"), o.ptr("workers"), 1, kMaxNodes));
   c.servers = static_cast<std::uint32_t>(read_uint(o.at("servers"), o.ptr("servers"), 1, kMaxNodes));
-  c.worker = parse_host_group(o.at("worker"), o.ptr("worker"));
-  c.server = parse_host_group(o.at("server"), o.ptr("server"));
   if (o.has("workers_per_host")) {
     c.workers_per_host =
         static_cast<std::uint32_t>(read_uint(o.at("workers_per_host"), o.ptr("workers_per_host"), 1, kMaxNodes));
@@ -251,6 +190,10 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
                           std::to_string(c.workers_per_host) + " workers per host do not divide the " +
                               std::to_string(c.workers) + " workers into whole hosts");
   }
+  // Hardware per node: one group, or a list of groups; then the per-node overrides.
+  c.worker_nodes = parse_host_groups(o.at("worker"), o.ptr("worker"), c.workers, c.workers_per_host, c.worker);
+  c.server_nodes = parse_host_groups(o.at("server"), o.ptr("server"), c.servers, 1, c.server);
+  if (o.has("overrides")) apply_overrides(o.at("overrides"), o.ptr("overrides"), c);
   if (c.workers_per_host > 1) {
     if (!o.has("intra_host"))
       throw ScenarioError(o.ptr("intra_host"),
@@ -260,6 +203,14 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   } else {
     o.forbid("intra_host", "only meaningful when workers_per_host > 1 (workers sharing a host)");
   }
+  // Where servers sit first: it decides how many machines the topology must hold.
+  if (o.has("server_placement"))
+    c.server_placement = parse_server_placement(o.at("server_placement"), o.ptr("server_placement"), c);
+  if (o.has("topology")) c.topology = parse_topology(o.at("topology"), o.ptr("topology"), c);
+  if (c.server_placement == ServerPlacement::kSpread && c.topology.kind == TopologySpec::Kind::kStar)
+    throw ScenarioError(o.ptr("server_placement"), "\"spread\" places servers among the workers' racks or leaves; "
+                                                   "in a star every machine is one hop from the switch alike: use "
+                                                   "\"separate\" or a topology");
   return c;
 }
 
