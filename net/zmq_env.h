@@ -69,6 +69,13 @@ class RegistrationRefused : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The job did not start because a node could not read its data (it reported why: "worker:3
+/// could not read its data: train.svm:15001: ..."): bad input, not a transport failure.
+class NodeDataRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// A node's Env on a real network. Its life: construct (binds the ROUTER; a std::runtime_error
 /// "cannot listen at ..." says why not, see bind_tcp in net/tcp_address.h), then either
 /// host_registration (the scheduler) or join(scheduler) (every other node), then the role runs on
@@ -209,6 +216,10 @@ class ZmqEnv : public Env {
   /// Takes node id `id` of a job of `servers` servers whose addresses are `book`.
   void became(NodeId id, std::vector<std::string> book, std::uint32_t servers);
   void refuse_registration(const std::string& identity, const std::string& why);
+  /// Scheduler, giving up before the job starts: for `seconds`, turns away with `why` every node
+  /// that registers (one still starting would otherwise wait out its connect timeout), and lets
+  /// the refusals already sent go out (the ROUTER does not linger at close).
+  void refuse_latecomers(const std::string& why, double seconds);
   /// Scheduler, after the start: a restarted node registering again.
   void take_back(const std::string& identity, const Message& registration);
   void answer_registration(const std::string& identity, NodeId id);
