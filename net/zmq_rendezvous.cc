@@ -1,5 +1,6 @@
 // ZmqEnv's rendezvous, scheduler side: it hands out node ids and the address book as nodes register
 // (or rejoin a running job after a restart). The data path is in zmq_env.cc.
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -79,15 +80,17 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
   using clock = std::chrono::steady_clock;
   auto deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
   bool prepared = false;
-  // Everyone registered, or registering within a second, is told why the job does not start,
-  // then the scheduler fails with it.
-  auto tell_everyone = [&](const std::string& why) {
+  // Everyone registered is told why the job does not start, then the scheduler fails with it.
+  // When bad data ends the rendezvous early, nodes may still be starting: those that register
+  // within a second (a quarter of the connect timeout at most: a launcher gives the scheduler
+  // no longer once a node failed) are told too, rather than waiting out their connect timeout.
+  auto tell_everyone = [&](const std::string& why, bool early) {
     for (NodeId id = 1; id < nodes; ++id)
       if (!identity_of[id].empty()) refuse_registration(identity_of[id], why);
-    refuse_latecomers(why, 1.0);
+    if (early) refuse_latecomers(why, std::min(1.0, rules.connect_timeout_s / 4));
   };
   auto give_up = [&](const std::string& why) {
-    tell_everyone("the job did not start: " + why);
+    tell_everyone("the job did not start: " + why, false);
     throw std::runtime_error(why);
   };
   while (registrations < servers + workers || readies < servers + workers || !prepared) {
@@ -97,7 +100,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
         if (rules.prepare) model_shape_ = rules.prepare();
       } catch (const std::exception& e) {
         // Bad data stays what it is (DataError, ScenarioError) for the caller; the nodes hear why.
-        tell_everyone(std::string("the job did not start: the scheduler could not prepare it: ") + e.what());
+        tell_everyone(std::string("the job did not start: the scheduler could not prepare it: ") + e.what(), true);
         throw;
       }
       prepared = true;
@@ -155,7 +158,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
           const std::string why = slot_name(id, servers) + " could not read its data: " +
                                   (j.contains("error") ? wire_json::string_member(j, "error", "registration")
                                                        : "(no reason given)");
-          tell_everyone("the job did not start: " + why);
+          tell_everyone("the job did not start: " + why, true);
           throw NodeDataRefused(why);
         }
         if (!ready[id]) ++readies;

@@ -138,7 +138,7 @@ TEST(LaunchNodes, ANodeWithADataFileOfAnotherSizeIsTurnedAway) {
   EXPECT_NE(wrong.output.find("differs at /data/train"), std::string::npos) << wrong.output;
   // No right node comes: the scheduler gives up, naming who is missing.
   const auto sched = scheduler.get();
-  EXPECT_EQ(sched.exit_code, 2) << sched.output;  // bad input, though not its own
+  EXPECT_EQ(sched.exit_code, 1) << sched.output;
   EXPECT_NE(sched.output.find("missing: server:0, worker:0"), std::string::npos) << sched.output;
   EXPECT_FALSE(read_json(dir + "/real/summary.json")["completed"].get<bool>());
 }
