@@ -410,7 +410,9 @@ int launch_command(const std::vector<std::string>& args) {
     names.push_back(variant.name);
     exit_codes.push_back(status);
   }
-  return report_comparison(*scenario, out, names, exit_codes);
+  const int status = report_comparison(*scenario, out, names, exit_codes);
+  // A node that found bad input (its data, say) ended its variant with status 2: so does launch.
+  return std::find(exit_codes.begin(), exit_codes.end(), 2) != exit_codes.end() ? 2 : status;
 }
 
 }  // namespace pstwin::cli

@@ -207,6 +207,10 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node (" << options.role << "): bad data: " << e.what() << "\n";
     print_final_table(options, *variant);
     return 2;
+  } catch (const net::NodeDataRefused& e) {  // the scheduler: a node's data is bad
+    std::cerr << "pstwin node (" << options.role << "): bad data: " << e.what() << "\n";
+    print_final_table(options, *variant);
+    return 2;
   } catch (const ScenarioError& e) {
     std::cerr << "pstwin node (" << options.role << "): invalid scenario: " << e.what() << "\n";
     print_final_table(options, *variant);

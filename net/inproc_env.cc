@@ -55,12 +55,23 @@ void InprocEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
   network_.deliver(to, encode(msg));
+  mark();
 }
 
 std::optional<Message> InprocEnv::recv(double timeout_s) {
   auto frame = network_.take(self_, timeout_s);
-  if (!frame) return std::nullopt;
-  return decode(frame->data(), frame->size());
+  if (!frame) {
+    mark();
+    return std::nullopt;
+  }
+  auto m = decode(frame->data(), frame->size());
+  mark();
+  return m;
+}
+
+void InprocEnv::account(const Cost&) {
+  if (!hold_) return;
+  sleep(hold_->after_compute(now(), metrics_));  // sleep() marks the end of the hold
 }
 
 double InprocEnv::now() const {
@@ -68,7 +79,8 @@ double InprocEnv::now() const {
 }
 
 void InprocEnv::sleep(double seconds) {
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  mark();
 }
 
 }  // namespace pstwin::net

@@ -7,9 +7,11 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <vector>
 
+#include "net/straggler_hold.h"
 #include "runtime/env.h"
 #include "runtime/job_layout.h"
 
@@ -48,8 +50,9 @@ class InprocNetwork {
 };
 
 /// A node of an in-process job. Time is a steady clock from `start`; account() does nothing (the
-/// work already took its time); rng() is seeded as in every environment, with
-/// role_stream_seed(seed, layout, self) (runtime/job_layout.h).
+/// work already took its time) unless the node is a worker given a StragglerHold, which measures
+/// its compute and holds it under the scenario's stragglers; rng() is seeded as in every
+/// environment, with role_stream_seed(seed, layout, self) (runtime/job_layout.h).
 class InprocEnv : public Env {
  public:
   /// Node `self` of a job laid out as `layout` (REQUIRES: self < layout.nodes()), under scenario
@@ -62,14 +65,24 @@ class InprocEnv : public Env {
   std::optional<Message> recv(double timeout_s) override;
   double now() const override;
   void sleep(double seconds) override;
-  void account(const Cost&) override {}
+  void account(const Cost&) override;
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
+  double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
   /// Where this node's checkpoints go (null: none kept). Not owned.
   void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
+  /// For a worker: measures its compute and applies the scenario's stragglers (events to
+  /// metrics()). Call before the role runs.
+  void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
 
  private:
+  /// The role came back from this Env: what it does next, until account(), is compute.
+  void mark() {
+    if (hold_) hold_->mark(now());
+  }
+
+  std::unique_ptr<StragglerHold> hold_;
   CheckpointStore* checkpoints_ = nullptr;
   InprocNetwork& network_;
   NodeId self_;

@@ -15,6 +15,7 @@
 #include "net/inproc_env.h"
 #include "net/job_fingerprint.h"
 #include "net/node_sinks.h"
+#include "net/straggler_hold.h"
 #include "net/tcp_address.h"
 #include "runtime/checkpoint/dir_store.h"
 #include "runtime/codec.h"
@@ -58,11 +59,15 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   std::mutex error_mutex;
   std::string first_error;
   std::vector<std::thread> threads;
+  std::vector<double> worker_compute_s(spec.layout.workers, 0.0);  // each thread writes its own
   for (NodeId n = 0; n < spec.layout.nodes(); ++n) {
     threads.emplace_back([&, n] {
       LockedSink sink(recorder, recorder_mutex);
       InprocEnv env(network, spec.layout, n, scenario.seed, sink, start);
       if (keeps_checkpoints(spec)) env.set_checkpoints(&checkpoints);
+      if (spec.layout.is_worker(n))
+        env.set_straggler_hold(std::make_unique<StragglerHold>(
+            scenario.stragglers, spec.layout.worker_index(n), scenario.seed));
       std::unique_ptr<HeartbeatThread> heartbeats;
       if (spec.fault.enabled && n != JobLayout::scheduler()) {
         Message beat;
@@ -74,6 +79,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
       }
       try {
         run_role(env, spec, n, *make_backend(device, nullptr));
+        if (spec.layout.is_worker(n)) worker_compute_s[spec.layout.worker_index(n)] = env.compute_s();
       } catch (const std::exception& e) {
         {
           std::lock_guard lock(error_mutex);
@@ -91,6 +97,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   facts.time_s = facts.wall_time_s = seconds_since(start);
   facts.bytes_sent = network.bytes_sent();
   facts.messages_sent = network.messages_sent();
+  facts.worker_compute_s = worker_compute_s;
   facts.roles_finished = first_error.empty();
   facts.failure = first_error;
   recorder.flush();
@@ -242,6 +249,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     // Each process counts its own traffic; the others reported theirs in their last messages
     // (their final reports themselves are not counted: a few hundred bytes).
     facts.bytes_sent = env.bytes_sent() + scheduler.reported_bytes_sent();
+    facts.worker_compute_s = scheduler.reported_compute_s();
     facts.messages_sent = env.messages_sent();
     recorder->flush();
     auto summary = make_summary(scenario, variant, *recorder, facts);
@@ -279,6 +287,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   make_spec();
   env.set_max_range_keys(spec.num_keys());
   if (checkpoints) env.set_checkpoints(&*checkpoints);
+  if (options.role == "worker")
+    env.set_straggler_hold(std::make_unique<StragglerHold>(
+        scenario.stragglers, env.layout().worker_index(env.self()), scenario.seed));
   if (!(env.layout() == spec.layout))
     throw std::runtime_error("the scheduler's job has " + std::to_string(env.layout().servers) +
                              " servers and " + std::to_string(env.layout().workers) +

@@ -124,12 +124,65 @@ void ZmqEnv::send(NodeId to, Message msg) {
     throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
                              std::to_string(to) + " at " + book_[to] + " timed out after " +
                              format_seconds(options_.send_timeout_s));
-  bytes_sent_ += size;
-  ++messages_sent_;
+  // A worker's straggler events are measurements, which the simulation does not send: not
+  // counted, so traffic compares across environments.
+  if (msg.header.type != MsgType::kEvent) {
+    bytes_sent_ += size;
+    ++messages_sent_;
+  }
+  mark();
   progress_bytes_.store(bytes_sent_, std::memory_order_relaxed);
   // A worker's push for clock c finishes clock c; a server's reply says the clock it serves.
   if (msg.header.type == MsgType::kPush) note_clock(msg.header.clock + 1);
   else if (msg.header.type == MsgType::kPullReply) note_clock(msg.header.version);
+}
+
+namespace {
+
+/// A worker's straggler events, sent to the scheduler as kEvent messages: events.jsonl is the
+/// scheduler's to write.
+class EventsToScheduler : public MetricsSink {
+ public:
+  explicit EventsToScheduler(Env& env) : env_(env) {}
+  void staleness(std::int64_t, std::uint64_t) override {}
+  void updates_applied(std::uint64_t) override {}
+  void eval(EvalRow) override {}
+  void event(double time_s, const std::string& type, nlohmann::json fields) override {
+    fields["time_s"] = time_s;
+    fields["type"] = type;
+    Message m;
+    m.header.type = MsgType::kEvent;
+    m.data = fields.dump();
+    env_.send(JobLayout::scheduler(), std::move(m));
+  }
+  void finish(const std::string&, bool, const std::string&) override {}
+
+ private:
+  Env& env_;
+};
+
+}  // namespace
+
+void ZmqEnv::account(const Cost&) {
+  if (!hold_) return;
+  EventsToScheduler events(*this);
+  sleep(hold_->after_compute(now(), events));  // sleep() marks the end of the hold
+}
+
+void ZmqEnv::record_node_event(NodeId from, const Message& m) {
+  const std::string what = "event from node " + std::to_string(from);
+  try {
+    if (self_ != kScheduler) throw ProtocolError(what + ": only the scheduler takes events");
+    auto fields = wire_json::parse_object(m.data, what);
+    const double time_s = wire_json::number_member(fields, "time_s", what);
+    const std::string type = wire_json::string_member(fields, "type", what);
+    if (type.empty()) throw ProtocolError(what + ": \"type\" is empty");
+    fields.erase("time_s");
+    fields.erase("type");
+    metrics_.event(time_s, type, std::move(fields));
+  } catch (const ProtocolError& e) {
+    reject("node " + std::to_string(from), e.what());
+  }
 }
 
 void ZmqEnv::note_clock(std::int64_t clock) {
@@ -142,9 +195,15 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   for (;;) {
     const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    if (left <= 0) return std::nullopt;
+    if (left <= 0) {
+      mark();
+      return std::nullopt;
+    }
     auto raw = receive_raw(left);
-    if (!raw) return std::nullopt;
+    if (!raw) {
+      mark();
+      return std::nullopt;
+    }
     const auto sender = parse_node_identity(raw->first);
     if (self_ == kScheduler && !raw->first.empty() && raw->first[0] == 'r') {
       // A node registering after the job started: a restarted one, or one too many.
@@ -214,7 +273,12 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       reject("node " + std::to_string(*sender), "rendezvous message after the job started");
       continue;
     }
+    if (m.header.type == MsgType::kEvent) {  // for events.jsonl, never seen by roles
+      record_node_event(*sender, m);
+      continue;
+    }
     if (m.header.type == MsgType::kSnapshot) note_clock(m.header.clock);
+    mark();
     return m;
   }
 }
@@ -243,7 +307,8 @@ double ZmqEnv::now() const {
 }
 
 void ZmqEnv::sleep(double seconds) {
-  std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(seconds * 1e6)));
+  if (seconds > 0) std::this_thread::sleep_for(std::chrono::microseconds(static_cast<long>(seconds * 1e6)));
+  mark();
 }
 
 }  // namespace pstwin::net

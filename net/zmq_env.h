@@ -20,6 +20,7 @@
 #include "net/curve_keys.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
+#include "net/straggler_hold.h"
 #include "net/zap_authenticator.h"
 #include "runtime/codec.h"
 #include "runtime/env.h"
@@ -64,6 +65,13 @@ struct RendezvousRules {
 /// The scheduler turned this node away (another job fingerprint, a taken index, ...): bad input
 /// on this node's side, not a transport failure. what() says why.
 class RegistrationRefused : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// The job did not start because a node could not read its data (it reported why: "worker:3
+/// could not read its data: train.svm:15001: ..."): bad input, not a transport failure.
+class NodeDataRefused : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -172,10 +180,17 @@ class ZmqEnv : public Env {
   std::optional<Message> recv(double timeout_s) override;
   double now() const override;
   void sleep(double seconds) override;
-  void account(const Cost&) override {}
+  /// Nothing, unless this node is a worker given a StragglerHold: then the compute just done is
+  /// measured and, under the scenario's stragglers, the worker held; their events go to the
+  /// scheduler (kEvent), which writes them with its own.
+  void account(const Cost&) override;
   Rng& rng() override { return *rng_; }
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
+  double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
+  /// For a worker, after the rendezvous: measures its compute and applies the scenario's
+  /// stragglers. Call before the role runs.
+  void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
   /// Where this node's checkpoints go (null: none kept). Not owned.
   void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
   /// Bounds the key ranges of messages decoded from now on to `keys` (the model's key count,
@@ -201,10 +216,20 @@ class ZmqEnv : public Env {
   /// Takes node id `id` of a job of `servers` servers whose addresses are `book`.
   void became(NodeId id, std::vector<std::string> book, std::uint32_t servers);
   void refuse_registration(const std::string& identity, const std::string& why);
+  /// Scheduler, giving up before the job starts: for `seconds`, turns away with `why` every node
+  /// that registers (one still starting would otherwise wait out its connect timeout), and lets
+  /// the refusals already sent go out (the ROUTER does not linger at close).
+  void refuse_latecomers(const std::string& why, double seconds);
   /// Scheduler, after the start: a restarted node registering again.
   void take_back(const std::string& identity, const Message& registration);
   void answer_registration(const std::string& identity, NodeId id);
   void answer_accepted(const std::string& identity);
+  /// Scheduler: writes node `from`'s kEvent to metrics(); rejects a malformed one.
+  void record_node_event(NodeId from, const Message& m);
+  /// The role came back from this Env: what it does next, until account(), is compute.
+  void mark() {
+    if (hold_) hold_->mark(now());
+  }
   /// Scheduler: `reply` to the registration socket `identity` (not a node id yet).
   void send_to_registrant(const std::string& identity, const Message& reply);
   /// Scheduler: true when `registration` carries this job's fingerprint (or none is required).
@@ -238,6 +263,7 @@ class ZmqEnv : public Env {
   std::chrono::steady_clock::time_point start_;  // the job's time 0 (see now())
   CheckpointStore* checkpoints_ = nullptr;
   std::unique_ptr<HeartbeatThread> heartbeats_;  // after context_: stopped before it ends
+  std::unique_ptr<StragglerHold> hold_;  // a worker's; null elsewhere
   std::uint64_t rejected_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;

@@ -1,5 +1,6 @@
 // ZmqEnv's rendezvous, scheduler side: it hands out node ids and the address book as nodes register
 // (or rejoin a running job after a restart). The data path is in zmq_env.cc.
+#include <algorithm>
 #include <iostream>
 #include <random>
 #include <stdexcept>
@@ -80,9 +81,16 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
   auto deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
   bool prepared = false;
   // Everyone registered is told why the job does not start, then the scheduler fails with it.
-  auto give_up = [&](const std::string& why) {
+  // When bad data ends the rendezvous early, nodes may still be starting: those that register
+  // within a second (a quarter of the connect timeout at most: a launcher gives the scheduler
+  // no longer once a node failed) are told too, rather than waiting out their connect timeout.
+  auto tell_everyone = [&](const std::string& why, bool early) {
     for (NodeId id = 1; id < nodes; ++id)
-      if (!identity_of[id].empty()) refuse_registration(identity_of[id], "the job did not start: " + why);
+      if (!identity_of[id].empty()) refuse_registration(identity_of[id], why);
+    if (early) refuse_latecomers(why, std::min(1.0, rules.connect_timeout_s / 4));
+  };
+  auto give_up = [&](const std::string& why) {
+    tell_everyone("the job did not start: " + why, false);
     throw std::runtime_error(why);
   };
   while (registrations < servers + workers || readies < servers + workers || !prepared) {
@@ -92,9 +100,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
         if (rules.prepare) model_shape_ = rules.prepare();
       } catch (const std::exception& e) {
         // Bad data stays what it is (DataError, ScenarioError) for the caller; the nodes hear why.
-        for (NodeId id = 1; id < nodes; ++id)
-          refuse_registration(identity_of[id], std::string("the job did not start: the scheduler "
-                                                           "could not prepare it: ") + e.what());
+        tell_everyone(std::string("the job did not start: the scheduler could not prepare it: ") + e.what(), true);
         throw;
       }
       prepared = true;
@@ -148,9 +154,13 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
           continue;
         }
         if (!j["ready"].is_boolean()) throw ProtocolError("registration: \"ready\" must be true or false");
-        if (!j["ready"].get<bool>())  // it could not read its data: the job cannot start
-          give_up(slot_name(id, servers) + " could not read its data: " +
-                  (j.contains("error") ? wire_json::string_member(j, "error", "registration") : "(no reason given)"));
+        if (!j["ready"].get<bool>()) {  // it could not read its data: the job cannot start
+          const std::string why = slot_name(id, servers) + " could not read its data: " +
+                                  (j.contains("error") ? wire_json::string_member(j, "error", "registration")
+                                                       : "(no reason given)");
+          tell_everyone("the job did not start: " + why, true);
+          throw NodeDataRefused(why);
+        }
         if (!ready[id]) ++readies;
         ready[id] = true;
         continue;
@@ -276,6 +286,28 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
   for (NodeId n = 1; n < book_.size(); ++n)
     if (n != id) send(n, update);
   answer_registration(identity, id);
+}
+
+void ZmqEnv::refuse_latecomers(const std::string& why, double seconds) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(seconds * 1e6));
+  for (;;) {
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return;
+    auto raw = receive_raw(left);
+    if (!raw) return;
+    if (raw->first.empty() || raw->first[0] != 'r') continue;  // not a registration socket ('r...')
+    try {
+      const Message m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
+                               options_.max_message_bytes);
+      // A registration, not a registered node's data report: that node was told already.
+      if (m.header.type == MsgType::kRegister &&
+          !wire_json::parse_object(m.data, "registration").contains("ready"))
+        refuse_registration(raw->first, why);
+    } catch (const ProtocolError&) {
+      // Nothing to answer: the job is not starting anyway.
+    }
+  }
 }
 
 void ZmqEnv::refuse_registration(const std::string& identity, const std::string& why) {

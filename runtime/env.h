@@ -28,7 +28,8 @@ class Env {
   /// Lets `seconds` pass.
   virtual void sleep(double seconds) = 0;
   /// Reports work this node just did. Simulated: time advances by the cost priced on this host's
-  /// device (and any straggler slowdown). Real: nothing to do, the work took its time already.
+  /// device (and any straggler slowdown). Real: the work took its time already; a straggling
+  /// worker is held for the extra time its slowdown adds (net/straggler_hold.h).
   virtual void account(const Cost& cost) = 0;
   /// This node's random stream, seeded from the scenario seed and the node id.
   virtual Rng& rng() = 0;
@@ -37,6 +38,10 @@ class Env {
   /// Encoded bytes this node has sent so far, where only the node itself can count them (a
   /// process of a real job); 0 where the environment counts every node's traffic itself.
   virtual std::uint64_t bytes_sent() const { return 0; }
+  /// Seconds this worker has spent computing so far, straggler holds included, where only the
+  /// node itself can measure them (a worker of a real job); 0 where the environment accounts
+  /// compute itself (the simulation) and on other nodes.
+  virtual double compute_s() const { return 0.0; }
   /// Where checkpoints go; null when the job keeps none (the default).
   virtual CheckpointStore* checkpoints() { return nullptr; }
 };

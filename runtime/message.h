@@ -54,10 +54,12 @@ enum class MsgType : std::uint8_t {
   kPushAck = 16,      ///< server -> worker: the push `request_id` is applied on every live replica
   kRejoin = 17,       ///< restarted node -> scheduler: take me back (data = JSON {"role", "index"})
   kCheckpointDone = 18,  ///< server -> scheduler: range `range`'s checkpoint of `clock` is stored
+  kEvent = 19,  ///< node's environment -> scheduler's (real networks): a line for events.jsonl,
+                ///< data = JSON {"time_s", "type", fields...} (a straggler; net/zmq_env.h)
 };
 
 /// Largest valid MsgType value, for decoders.
-inline constexpr std::uint8_t kMaxMsgType = 18;
+inline constexpr std::uint8_t kMaxMsgType = 19;
 
 /// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
 std::string_view msg_type_name(MsgType t);

@@ -111,9 +111,11 @@ void SimEnv::sleep(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 void SimEnv::account(const Cost& cost) {
   double seconds = world_.devices.at(self_).seconds(cost);
-  if (world_.layout.is_worker(self_) && world_.stragglers)
-    seconds *= world_.stragglers->next_factor(world_.layout.worker_index(self_), now(),
-                                              *world_.metrics);
+  if (world_.layout.is_worker(self_)) {
+    const auto w = world_.layout.worker_index(self_);
+    if (world_.stragglers) seconds *= world_.stragglers->next_factor(w, now(), *world_.metrics);
+    if (w < world_.worker_compute_s.size()) world_.worker_compute_s[w] += seconds;
+  }
   if (seconds <= 0.0) return;
   // execute() takes flops at the host's speed; the host's speed is the device's peak, so this
   // spends exactly `seconds` while letting host speed profiles act on it.

@@ -29,6 +29,7 @@ struct SimWorld {
   std::uint64_t seed = 0;
   std::uint64_t bytes_sent = 0;     ///< encoded bytes of every message sent
   std::uint64_t messages_sent = 0;
+  std::vector<double> worker_compute_s;  ///< by worker: simulated seconds of compute so far
   /// Checkpoints: storage write speed in bytes/s (writing costs bytes / this of simulated time);
   /// 0 when the job keeps no checkpoints.
   double checkpoint_bandwidth_Bps = 0.0;

@@ -94,6 +94,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   world.stragglers = &stragglers;
   world.metrics = &recorder;
   world.seed = scenario.seed;
+  world.worker_compute_s.assign(layout.workers, 0.0);
   for (NodeId n = 0; n < layout.nodes(); ++n) {
     world.mailboxes.push_back(sg4::Mailbox::by_name(host_name(layout, n)));
     world.devices.push_back(node_device(scenario.cluster, layout, n));
@@ -149,6 +150,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   facts.wall_time_s = wall;
   facts.bytes_sent = world.bytes_sent;
   facts.messages_sent = world.messages_sent;
+  facts.worker_compute_s = world.worker_compute_s;
   facts.roles_finished = unfinished == 0;
   facts.failure = first_error.empty()
                       ? std::to_string(unfinished) + " roles did not finish (deadlock)"

@@ -1,40 +1,31 @@
-// StragglerModel: per-iteration compute slowdowns of simulated workers, seeded.
+// StragglerModel: the straggler schedules of every worker of one simulated run.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "runtime/metrics.h"
-#include "runtime/rng.h"
 #include "runtime/scenario/scenario.h"
+#include "runtime/straggler_schedule.h"
 
 namespace pstwin {
 
-/// Draws each worker's slowdown factor iteration by iteration from the scenario's straggler
-/// specs (see StragglerSpec). Each worker has its own random stream derived from the scenario
-/// seed, drawn a fixed number of times per iteration, so every consistency variant of a scenario
-/// sees the same slowdowns at the same iterations. Factors of several specs multiply.
+/// One StragglerSchedule per worker (the drawing itself lives in runtime/, where real runs use
+/// it too): the simulation shares one model among all its nodes.
 class StragglerModel {
  public:
   StragglerModel(const std::vector<StragglerSpec>& specs, std::uint32_t workers,
                  std::uint64_t seed);
 
   /// The factor (>= 1) by which worker `w`'s iteration starting at simulated time `now_s` is
-  /// slower. Call exactly once per worker iteration. Reports transient starts and slow windows
-  /// to `sink` as "straggler_start" / "straggler_end" events.
-  double next_factor(std::uint32_t w, double now_s, MetricsSink& sink);
+  /// slower (StragglerSchedule::next_factor). Call exactly once per worker iteration. Throws
+  /// std::out_of_range for an unknown worker.
+  double next_factor(std::uint32_t w, double now_s, MetricsSink& sink) {
+    return workers_.at(w).next_factor(now_s, sink);
+  }
 
  private:
-  struct WorkerState {
-    Rng rng;
-    std::vector<std::uint64_t> transient_left;  // per spec: iterations of slowdown remaining
-    std::vector<bool> in_window;                // per spec: inside a "slow" window last time
-    std::vector<bool> transient_ending;         // per spec: an episode ended with the last draw
-  };
-  static bool applies(const StragglerSpec& s, std::uint32_t w);
-
-  std::vector<StragglerSpec> specs_;
-  std::vector<WorkerState> workers_;
+  std::vector<StragglerSchedule> workers_;
 };
 
 }  // namespace pstwin

@@ -167,7 +167,7 @@ TEST(LaunchNodes, AWorkerThatCannotReadItsDataEndsTheJobAtOnceSayingWhy) {
   // The scheduler hears why instead of waiting out its timeouts (which would say "only 0 of 1
   // servers ...").
   const auto sched = scheduler.get();
-  EXPECT_EQ(sched.exit_code, 1) << sched.output;
+  EXPECT_EQ(sched.exit_code, 2) << sched.output;  // bad input, though not its own
   EXPECT_NE(sched.output.find("worker:0 could not read its data"), std::string::npos) << sched.output;
   const auto summary = read_json(dir + "/real/summary.json");
   EXPECT_FALSE(summary["completed"].get<bool>());

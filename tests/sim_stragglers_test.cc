@@ -1,10 +1,12 @@
-// The straggler model (sim/stragglers.h): factors, rates and reproducibility.
+// The straggler model (sim/stragglers.h over runtime/straggler_schedule.h): factors, rates,
+// reproducibility, and the iterations its events name.
 #include "sim/stragglers.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace pstwin {
 namespace {
@@ -60,6 +62,24 @@ TEST(Stragglers, TransientLastsItsIterations) {
   for (int i = 0; i < 9; ++i) EXPECT_EQ(m.next_factor(0, i, sink), 2.0);
   EXPECT_EQ(sink.starts, 3);  // a new episode starts each time the previous one ends
   EXPECT_EQ(sink.ends, 2);    // ...and each ending is reported when the next iteration begins
+}
+
+// Keeps the iteration each start and end names.
+class IterationSink : public CountingSink {
+ public:
+  void event(double t, const std::string& type, nlohmann::json fields) override {
+    CountingSink::event(t, type, fields);
+    (type == "straggler_start" ? start_at : end_at).push_back(fields["iteration"].get<int>());
+  }
+  std::vector<int> start_at, end_at;
+};
+
+TEST(Stragglers, EventsNameTheIterationTheyBeginAt) {
+  StragglerModel m({transient(1.0, 2.0, 3)}, 2, 7);
+  IterationSink sink;
+  for (int i = 0; i < 9; ++i) m.next_factor(1, i, sink);
+  EXPECT_EQ(sink.start_at, (std::vector<int>{0, 3, 6}));  // episodes of 3 iterations, back to back
+  EXPECT_EQ(sink.end_at, (std::vector<int>{3, 6}));
 }
 
 TEST(Stragglers, SlowWorkersOnlyInTheirWindowAndOnlyThem) {

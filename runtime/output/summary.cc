@@ -58,6 +58,7 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["updates"] = recorder.updates();
   s["bytes_sent"] = facts.bytes_sent;
   s["messages_sent"] = facts.messages_sent;
+  s["worker_compute_s"] = facts.worker_compute_s;
   s["staleness_mean"] = recorder.staleness_mean();
   s["staleness_max"] = recorder.staleness_max();
   s["staleness_histogram"] = recorder.staleness_histogram();

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,9 @@ struct RunFacts {
   std::uint64_t bytes_sent = 0;    ///< encoded bytes of every message
   std::uint64_t messages_sent = 0;
   std::uint64_t iterations = 0;    ///< clocks per worker the job was given (JobSpec::iterations)
+  /// Seconds each worker computed, straggler slowdowns included, by worker index (a real job:
+  /// measured by the worker; a simulation: priced). Empty: not known (a job that never started).
+  std::vector<double> worker_compute_s;
   bool roles_finished = false;     ///< every role returned normally
   std::string failure;             ///< why not, when roles_finished is false
 };
@@ -26,8 +30,9 @@ struct RunFacts {
 /// The summary of `variant` of `scenario`: the keys listed in README "Outputs" (variant, mode,
 /// metric (the recorder's MetricGoal name, null when empty), final_test_metric, time_to_target_s,
 /// sim_time_s, wall_time_s, failures and time_lost_s (set_failure_fields over the recorder's
-/// failure_events, the run ending at facts.time_s), updates, bytes_sent, params_sha256,
-/// staleness figures, completed, diverged, reason, stop_reason, config, ...). stop_reason is
+/// failure_events, the run ending at facts.time_s), updates, bytes_sent, worker_compute_s,
+/// params_sha256, staleness figures, completed, diverged, reason, stop_reason, config, ...).
+/// stop_reason is
 /// "target_metric" or "time_budget" (a stopping rule), "iterations" or "epochs" (ran them all),
 /// "diverged", or "failed" (not completed).
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,

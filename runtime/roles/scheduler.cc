@@ -222,9 +222,19 @@ void Scheduler::apply_stop_rules(const EvalRow& row, const std::vector<float>& p
 
 void Scheduler::absorb_traffic_report(const Message& m) {
   if (m.data.empty()) return;
-  const std::string what = "scheduler: traffic report from node " + std::to_string(m.header.sender);
-  reported_bytes_sent_ +=
-      wire_json::integer_member<std::uint64_t>(wire_json::parse_object(m.data, what), "bytes_sent", what);
+  const std::string what = "scheduler: report from node " + std::to_string(m.header.sender);
+  const auto report = wire_json::parse_object(m.data, what);
+  if (report.contains("bytes_sent"))
+    reported_bytes_sent_ += wire_json::integer_member<std::uint64_t>(report, "bytes_sent", what);
+  if (report.contains("compute_s")) {
+    if (m.header.type != MsgType::kWorkerDone || !spec_.layout.is_worker(m.header.sender))
+      throw ProtocolError(what + ": only a worker's worker-done reports compute_s");
+    const double seconds = wire_json::number_member(report, "compute_s", what);
+    if (seconds < 0) throw ProtocolError(what + ": compute_s must be >= 0, got " + std::to_string(seconds));
+    // A restarted worker's report replaces its earlier process's (only the last one finishes).
+    reported_compute_s_.resize(spec_.layout.workers, 0.0);
+    reported_compute_s_[spec_.layout.worker_index(m.header.sender)] = seconds;
+  }
 }
 
 bool Scheduler::all_workers_finished() const {

@@ -34,6 +34,9 @@ class Scheduler {
 
   /// Bytes the other nodes reported sending (real jobs, where each node counts its own).
   std::uint64_t reported_bytes_sent() const { return reported_bytes_sent_; }
+  /// Seconds each worker reported computing, straggler holds included (real jobs, where each
+  /// worker measures its own; 0 for a worker that reported none), by worker index.
+  const std::vector<double>& reported_compute_s() const { return reported_compute_s_; }
 
  private:
   /// How servers are told to stop: after the pushes in flight to them, or at once (an abort).
@@ -65,7 +68,8 @@ class Scheduler {
   /// holds (stop_at_metric, time_budget_s): records why ("stopped" event, reason), keeps the
   /// parameters' hash, and tells servers and workers to stop now.
   void apply_stop_rules(const EvalRow& row, const std::vector<float>& params);
-  /// Adds a node's traffic report (data {"bytes_sent": N} on kWorkerDone and final snapshots).
+  /// Adds a node's report (data {"bytes_sent": N} on kWorkerDone and final snapshots, and
+  /// {"compute_s": S} on kWorkerDone; each optional). Throws ProtocolError for a malformed one.
   void absorb_traffic_report(const Message& m);
   /// Every worker sent kWorkerDone, was told to stop, or is dead.
   bool all_workers_finished() const;
@@ -117,6 +121,7 @@ class Scheduler {
   bool stopping_ = false;
   bool servers_stopped_ = false;
   std::uint64_t reported_bytes_sent_ = 0;
+  std::vector<double> reported_compute_s_;  // by worker
   std::vector<bool> worker_done_;  // by worker: sent kWorkerDone
   std::optional<double> all_workers_dead_since_;  // every worker dead, none done: waiting for one
   double last_activity_ = 0.0;     // last message other than a heartbeat

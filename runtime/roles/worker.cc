@@ -153,8 +153,12 @@ void Worker::run() {
   Message done;
   done.header.type = MsgType::kWorkerDone;
   done.header.clock = iterations;
-  // Where each node counts its own traffic (a real job), the scheduler adds up the reports.
-  if (const auto sent = env_.bytes_sent()) done.data = nlohmann::json{{"bytes_sent", sent}}.dump();
+  // Where each node counts its own traffic and compute time (a real job), the scheduler adds up
+  // the reports. Nothing where the environment counts them (the message keeps its simulated size).
+  nlohmann::json report = nlohmann::json::object();
+  if (const auto sent = env_.bytes_sent()) report["bytes_sent"] = sent;
+  if (const auto computed = env_.compute_s(); computed > 0) report["compute_s"] = computed;
+  if (!report.empty()) done.data = report.dump();
   env_.send(JobLayout::scheduler(), std::move(done));
 }
 
