@@ -14,8 +14,14 @@ enum class ConsistencyMode { kBsp, kAsp, kSsp };
 /// "bsp", "asp" or "ssp".
 std::string consistency_mode_name(ConsistencyMode m);
 
+/// How workers reach the servers (scenario key "sync" of a consistency entry; DESIGN.md,
+/// "Hybrid synchronisation"): kPs, every worker pushes and pulls itself; kHybrid, the workers of
+/// a host sum their gradients inside the host and one leader per host pushes and pulls.
+enum class SyncMode { kPs, kHybrid };
+
 struct ConsistencyConfig {
   ConsistencyMode mode = ConsistencyMode::kBsp;
+  SyncMode sync = SyncMode::kPs;
   /// SSP's bound s >= 0: a worker at clock c reads only once every live worker pushed clock c-s-1.
   std::int64_t staleness = 0;
   /// BSP backup workers b >= 0 (Chen et al. 2016): clock c is applied once the first W-b live
