@@ -222,8 +222,12 @@ void Scheduler::apply_stop_rules(const EvalRow& row, const std::vector<float>& p
 void Scheduler::absorb_traffic_report(const Message& m) {
   if (m.data.empty()) return;
   const std::string what = "scheduler: traffic report from node " + std::to_string(m.header.sender);
-  reported_bytes_sent_ +=
-      wire_json::integer_member<std::uint64_t>(wire_json::parse_object(m.data, what), "bytes_sent", what);
+  const nlohmann::json report = wire_json::parse_object(m.data, what);
+  if (report.contains("bytes_sent"))
+    reported_bytes_sent_ += wire_json::integer_member<std::uint64_t>(report, "bytes_sent", what);
+  if (report.contains("bytes_from_workers"))
+    env_.metrics().bytes_to_servers(
+        wire_json::integer_member<std::uint64_t>(report, "bytes_from_workers", what));
 }
 
 bool Scheduler::all_workers_finished() const {

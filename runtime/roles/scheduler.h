@@ -65,7 +65,8 @@ class Scheduler {
   /// holds (stop_at_metric, time_budget_s): records why ("stopped" event, reason), keeps the
   /// parameters' hash, and tells servers and workers to stop now.
   void apply_stop_rules(const EvalRow& row, const std::vector<float>& params);
-  /// Adds a node's traffic report (data {"bytes_sent": N} on kWorkerDone and final snapshots).
+  /// Adds a node's traffic report (data on kWorkerDone and final snapshots: "bytes_sent", where
+  /// nodes count their own traffic; a server's "bytes_from_workers", always).
   void absorb_traffic_report(const Message& m);
   /// Every worker sent kWorkerDone, was told to stop, or is dead.
   bool all_workers_finished() const;
