@@ -21,12 +21,13 @@ enum class SyncMode { kPs, kHybrid };
 
 struct ConsistencyConfig {
   ConsistencyMode mode = ConsistencyMode::kBsp;
-  SyncMode sync = SyncMode::kPs;
   /// SSP's bound s >= 0: a worker at clock c reads only once every live worker pushed clock c-s-1.
   std::int64_t staleness = 0;
   /// BSP backup workers b >= 0 (Chen et al. 2016): clock c is applied once the first W-b live
   /// workers' gradients for c arrived; later gradients for c are dropped.
   std::int32_t backup_workers = 0;
+  /// How workers reach the servers: each itself, or through their host's leader.
+  SyncMode sync = SyncMode::kPs;
 };
 
 /// What the server must do with a push.
