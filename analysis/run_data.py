@@ -13,8 +13,8 @@ METRICS_COLUMNS = ["time_s", "clock", "updates", "train_loss", "test_loss", "tes
                    "staleness_mean", "staleness_max"]
 COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "final_test_metric",
                       "final_test_loss", "updates", "staleness_mean", "staleness_max",
-                      "sim_time_s", "wall_time_s", "time_lost_s", "bytes_sent", "params_sha256",
-                      "status"]
+                      "sim_time_s", "wall_time_s", "time_lost_s", "bytes_sent", "bytes_to_servers",
+                      "params_sha256", "status"]
 FAILURE_TYPES = ("node_failed", "link_failed")
 RECOVERY_TYPES = ("failover", "node_rejoined", "worker_rejoined", "link_restored")
 # Events listed in report.md's "Failures" section.

@@ -37,7 +37,7 @@ const std::vector<std::string>& comparison_columns() {
       "variant",          "mode",           "time_to_target_s", "final_test_metric",
       "final_test_loss",  "updates",        "staleness_mean",   "staleness_max",
       "sim_time_s",       "wall_time_s",    "time_lost_s",      "bytes_sent",
-      "params_sha256",    "stop_reason"};
+      "bytes_to_servers", "params_sha256",  "stop_reason"};
   return columns;
 }
 

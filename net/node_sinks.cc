@@ -12,6 +12,10 @@ void LockedSink::updates_applied(std::uint64_t n) {
   std::lock_guard lock(mutex_);
   inner_.updates_applied(n);
 }
+void LockedSink::bytes_to_servers(std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  inner_.bytes_to_servers(bytes);
+}
 void LockedSink::eval(EvalRow row) {
   std::lock_guard lock(mutex_);
   inner_.eval(row);

@@ -15,6 +15,7 @@ class LockedSink : public MetricsSink {
   LockedSink(MetricsSink& inner, std::mutex& mutex) : inner_(inner), mutex_(mutex) {}
   void staleness(std::int64_t s, std::uint64_t count) override;
   void updates_applied(std::uint64_t n) override;
+  void bytes_to_servers(std::uint64_t bytes) override;
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string& sha, bool diverged, const std::string& reason) override;
@@ -32,6 +33,7 @@ class DeferredSink : public MetricsSink {
   void set(MetricsSink* inner) { inner_ = inner; }
   void staleness(std::int64_t s, std::uint64_t count) override { if (inner_) inner_->staleness(s, count); }
   void updates_applied(std::uint64_t n) override { if (inner_) inner_->updates_applied(n); }
+  void bytes_to_servers(std::uint64_t bytes) override { if (inner_) inner_->bytes_to_servers(bytes); }
   void eval(EvalRow row) override { if (inner_) inner_->eval(row); }
   void event(double time_s, const std::string& type, nlohmann::json fields) override {
     if (inner_) inner_->event(time_s, type, std::move(fields));
@@ -51,6 +53,7 @@ class StderrEventSink : public MetricsSink {
   explicit StderrEventSink(std::string node) : node_(std::move(node)) {}
   void staleness(std::int64_t, std::uint64_t) override {}
   void updates_applied(std::uint64_t) override {}
+  void bytes_to_servers(std::uint64_t) override {}
   void eval(EvalRow) override {}
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string&, bool, const std::string&) override {}

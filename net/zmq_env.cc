@@ -132,8 +132,10 @@ void ZmqEnv::send(NodeId to, Message msg) {
   }
   mark();
   progress_bytes_.store(bytes_sent_, std::memory_order_relaxed);
-  // A worker's push for clock c finishes clock c; a server's reply says the clock it serves.
-  if (msg.header.type == MsgType::kPush) note_clock(msg.header.clock + 1);
+  // A worker's push for clock c finishes clock c (under hybrid, so does its share of its host's
+  // sum); a server's reply says the clock it serves.
+  if (msg.header.type == MsgType::kPush || msg.header.type == MsgType::kHostReduce)
+    note_clock(msg.header.clock + 1);
   else if (msg.header.type == MsgType::kPullReply) note_clock(msg.header.version);
 }
 

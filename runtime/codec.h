@@ -29,8 +29,10 @@
 //   ..     ..   lengths: n_l x u32
 //   ..     ..   data: n_d bytes
 //   end-4  4    CRC-32 (zlib) of every preceding byte
+// Version 3 had the same frames without message types 19 (kEvent) and 20 (kHostReduce); version 4
+// nodes refuse it at registration, so a mixed job fails at once rather than mid-run.
 // Version 2 had the same frames but a one-step rendezvous (kRegister, then the address book), with
-// no fingerprint and no model shape; version 3 nodes refuse it rather than wait for what never comes.
+// no fingerprint and no model shape; later nodes refuse it rather than wait for what never comes.
 // Version 1 (pstwin 0.1) had an 88-byte header whose `shard` field is now `range`, with no seq,
 // subject, op or time_us; it is refused with a message naming both versions.
 #pragma once
@@ -44,7 +46,7 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 3;
+inline constexpr std::uint8_t kWireVersion = 4;
 /// Size of the fixed part, before the keys.
 inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).

@@ -154,6 +154,7 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
   JobSpec spec;
   spec.layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
   spec.consistency = variant.config;
+  spec.workers_per_host = scenario.cluster.workers_per_host;
   // From the shape: a server has no training set, only the shape the scheduler sent it.
   spec.iterations = iterations_per_worker(scenario, prepared.train ? prepared.train->rows : prepared.shape.train_rows);
   spec.batch_size = scenario.training.batch_size;

@@ -24,6 +24,7 @@ std::string_view msg_type_name(MsgType t) {
     case MsgType::kRejoin: return "rejoin";
     case MsgType::kCheckpointDone: return "checkpoint-done";
     case MsgType::kEvent: return "event";
+    case MsgType::kHostReduce: return "host-reduce";
   }
   // A MsgType built from an unchecked byte can hold any value; the switch covers the named ones.
   return "unknown";

@@ -22,7 +22,8 @@ enum class MsgType : std::uint8_t {
                     ///< parameters (or a checkpoint's state: runtime/roles/shard_state.h). To a
                     ///< worker: keys 0..R-1 (range indices), lengths = each range's size in keys
   kPull = 2,        ///< worker -> server: send me key range `range`'s parameters for `clock`
-  kPullReply = 3,   ///< server -> worker: keys and values; `version` = the range's clock served
+  kPullReply = 3,   ///< server -> worker: keys and values; `version` = the range's clock served.
+                    ///< Hybrid: also worker -> previous worker of its host, forwarded as is
   kPush = 4,        ///< worker -> server: gradient for `clock`, computed on params of `version`
   kSnapshot = 5,    ///< server -> scheduler: key range `range`'s parameters (values, whole range)
                     ///< at the range's clock `clock`, and the staleness histogram of the
@@ -56,10 +57,14 @@ enum class MsgType : std::uint8_t {
   kCheckpointDone = 18,  ///< server -> scheduler: range `range`'s checkpoint of `clock` is stored
   kEvent = 19,  ///< node's environment -> scheduler's (real networks): a line for events.jsonl,
                 ///< data = JSON {"time_s", "type", fields...} (a straggler; net/zmq_env.h)
+  // Hybrid synchronisation (runtime/roles/host_chain.h).
+  kHostReduce = 20,  ///< worker -> next worker of its host: key range `range`'s slice of the
+                     ///< host's gradient for `clock`, summed over the host's workers up to the
+                     ///< sender (each scaled by 1 / workers_per_host); `version` as on a push
 };
 
 /// Largest valid MsgType value, for decoders.
-inline constexpr std::uint8_t kMaxMsgType = 19;
+inline constexpr std::uint8_t kMaxMsgType = 20;
 
 /// Name of a message type, for logs and errors ("push", "pull", ...; "unknown" otherwise).
 std::string_view msg_type_name(MsgType t);

@@ -36,6 +36,9 @@ class MetricsSink {
   /// Something worth a line in events.jsonl: {"time_s":..., "type":..., ...}. `fields` is an
   /// object; the sink adds "time_s" and "type".
   virtual void event(double time_s, const std::string& type, nlohmann::json fields) = 0;
+  /// The scheduler heard from a server that workers' pushes and pulls of `bytes` encoded bytes
+  /// reached it (summary key bytes_to_servers).
+  virtual void bytes_to_servers(std::uint64_t bytes) = 0;
   /// The scheduler's final report: parameters' SHA-256, diverged or not, and a reason.
   virtual void finish(const std::string& params_sha256, bool diverged, const std::string& reason) = 0;
 };

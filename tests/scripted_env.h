@@ -20,6 +20,7 @@ class RecordingSink : public MetricsSink {
  public:
   void staleness(std::int64_t, std::uint64_t) override {}
   void updates_applied(std::uint64_t) override {}
+  void bytes_to_servers(std::uint64_t) override {}
   void eval(EvalRow) override {}
   void event(double, const std::string& type, nlohmann::json fields) override {
     events.emplace_back(type, std::move(fields));

@@ -195,8 +195,10 @@ inline std::string sha_of(const std::string& out, const std::string& variant) {
 }
 
 /// Runs simulate, launch --transport inproc and launch over ZeroMQ on `scenario` (written to
-/// dir/s.json); all three must end with the same parameters (BSP sums gradients in worker order in every environment).
-inline void expect_parity(const std::string& dir, const nlohmann::json& scenario) {
+/// dir/s.json); all three must end with the same parameters (BSP sums gradients in worker order in
+/// every environment). `variant` is the run's folder: the scenario's one BSP variant.
+inline void expect_parity(const std::string& dir, const nlohmann::json& scenario,
+                          const std::string& variant = "bsp") {
   write_json(dir + "/s.json", scenario);
   const std::string s = dir + "/s.json";
   auto r = run_pstwin("simulate " + s + " --quiet --out " + dir + "/sim");
@@ -205,16 +207,22 @@ inline void expect_parity(const std::string& dir, const nlohmann::json& scenario
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run_pstwin("launch " + s + " --out " + dir + "/zmq");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  const std::string expected = sha_of(dir + "/sim", "bsp");
+  const std::string expected = sha_of(dir + "/sim", variant);
   EXPECT_EQ(expected.size(), 64u);
-  EXPECT_EQ(sha_of(dir + "/inproc", "bsp"), expected);
-  EXPECT_EQ(sha_of(dir + "/zmq", "bsp"), expected);
-  const auto zmq = read_json(dir + "/zmq/bsp/summary.json");
+  EXPECT_EQ(sha_of(dir + "/inproc", variant), expected);
+  EXPECT_EQ(sha_of(dir + "/zmq", variant), expected);
+  const auto zmq = read_json(dir + "/zmq/" + variant + "/summary.json");
+  const auto sim = read_json(dir + "/sim/" + variant + "/summary.json");
   EXPECT_EQ(zmq["environment"], "zmq");
-  EXPECT_EQ(zmq["updates"], read_json(dir + "/sim/bsp/summary.json")["updates"]);
+  EXPECT_EQ(zmq["updates"], sim["updates"]);
+  // The workers' pushes and pulls, as the servers counted them, are the same messages everywhere.
+  EXPECT_EQ(zmq["bytes_to_servers"], sim["bytes_to_servers"]);
+  EXPECT_EQ(read_json(dir + "/inproc/" + variant + "/summary.json")["bytes_to_servers"],
+            sim["bytes_to_servers"]);
   // Every node's traffic is counted: the same messages as in process, less the few final
   // reports (and their JSON) that carry the counts themselves.
-  const double inproc_bytes = read_json(dir + "/inproc/bsp/summary.json")["bytes_sent"].get<double>();
+  const double inproc_bytes =
+      read_json(dir + "/inproc/" + variant + "/summary.json")["bytes_sent"].get<double>();
   EXPECT_NEAR(zmq["bytes_sent"].get<double>(), inproc_bytes, 0.01 * inproc_bytes);
 }
 

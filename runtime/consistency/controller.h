@@ -14,6 +14,11 @@ enum class ConsistencyMode { kBsp, kAsp, kSsp };
 /// "bsp", "asp" or "ssp".
 std::string consistency_mode_name(ConsistencyMode m);
 
+/// How workers reach the servers (scenario key "sync" of a consistency entry; DESIGN.md,
+/// "Hybrid synchronisation"): kPs, every worker pushes and pulls itself; kHybrid, the workers of
+/// a host sum their gradients inside the host and one leader per host pushes and pulls.
+enum class SyncMode { kPs, kHybrid };
+
 struct ConsistencyConfig {
   ConsistencyMode mode = ConsistencyMode::kBsp;
   /// SSP's bound s >= 0: a worker at clock c reads only once every live worker pushed clock c-s-1.
@@ -21,6 +26,8 @@ struct ConsistencyConfig {
   /// BSP backup workers b >= 0 (Chen et al. 2016): clock c is applied once the first W-b live
   /// workers' gradients for c arrived; later gradients for c are dropped.
   std::int32_t backup_workers = 0;
+  /// How workers reach the servers: each itself, or through their host's leader.
+  SyncMode sync = SyncMode::kPs;
 };
 
 /// What the server must do with a push.

@@ -31,6 +31,7 @@ class RunRecorder : public MetricsSink {
 
   void staleness(std::int64_t staleness, std::uint64_t count) override;
   void updates_applied(std::uint64_t n) override;
+  void bytes_to_servers(std::uint64_t bytes) override { bytes_to_servers_ += bytes; }
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string& params_sha256, bool diverged, const std::string& reason) override;
@@ -40,6 +41,8 @@ class RunRecorder : public MetricsSink {
 
   const std::vector<EvalRow>& rows() const { return rows_; }
   std::uint64_t updates() const { return updates_; }
+  /// Encoded bytes of the workers' pushes and pulls the servers received (bytes_to_servers).
+  std::uint64_t bytes_to_servers() const { return bytes_to_servers_; }
   double staleness_mean() const;
   std::int64_t staleness_max() const { return staleness_max_all_; }
   /// Histogram of staleness values: counts[s] = gradients applied s clocks stale.
@@ -66,6 +69,7 @@ class RunRecorder : public MetricsSink {
   MetricGoal goal_;
   std::vector<EvalRow> rows_;
   std::uint64_t updates_ = 0;
+  std::uint64_t bytes_to_servers_ = 0;
   // Staleness since the previous row, and over the whole run.
   double window_sum_ = 0.0;
   std::uint64_t window_count_ = 0;

@@ -25,6 +25,7 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["mode"] = consistency_mode_name(variant.config.mode);
   s["staleness_bound"] = variant.config.staleness;
   s["backup_workers"] = variant.config.backup_workers;
+  s["sync"] = variant.config.sync == SyncMode::kHybrid ? "hybrid" : "ps";
   s["environment"] = facts.environment;
   s["workers"] = scenario.cluster.workers;
   s["servers"] = scenario.cluster.servers;
@@ -57,6 +58,7 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   set_failure_fields(s, recorder.failure_events(), facts.time_s);  // "failures", "time_lost_s"
   s["updates"] = recorder.updates();
   s["bytes_sent"] = facts.bytes_sent;
+  s["bytes_to_servers"] = recorder.bytes_to_servers();
   s["messages_sent"] = facts.messages_sent;
   s["worker_compute_s"] = facts.worker_compute_s;
   s["staleness_mean"] = recorder.staleness_mean();

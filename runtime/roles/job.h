@@ -48,6 +48,9 @@ struct ResumePoint {
 struct JobSpec {
   JobLayout layout;
   ConsistencyConfig consistency;
+  /// Workers sharing one machine (cluster.workers_per_host): workers 0..k-1 are host 0, k..2k-1
+  /// host 1, and so on. Only hybrid synchronisation (consistency.sync) acts on it.
+  std::uint32_t workers_per_host = 1;
   std::uint64_t iterations = 0;      ///< clocks per worker
   std::uint64_t batch_size = 0;
   double learning_rate = 0.0;
@@ -81,6 +84,20 @@ struct JobSpec {
   std::uint64_t values_per_key() const { return model ? model->values_per_key() : 1; }
   /// Keys of the model; server key ranges partition [0, num_keys()).
   std::uint64_t num_keys() const { return num_parameters() / values_per_key(); }
+  /// Hybrid synchronisation: the workers of a host reduce inside the host, one leader per host
+  /// talks to the servers (DESIGN.md, "Hybrid synchronisation").
+  bool hybrid() const { return consistency.sync == SyncMode::kHybrid; }
+  /// How many nodes push to and pull from the servers, which the servers' consistency models
+  /// count: every worker, or under hybrid one leader per host.
+  std::uint32_t pushers() const { return hybrid() ? layout.workers / workers_per_host : layout.workers; }
+  /// Worker w's place among the pushers: w itself, or under hybrid its host. REQUIRES
+  /// is_pusher(w).
+  std::uint32_t pusher_slot(std::uint32_t w) const { return hybrid() ? w / workers_per_host : w; }
+  /// Whether worker w pushes and pulls: every worker, or under hybrid its host's leader, the
+  /// host's last worker (where the in-host sum ends).
+  bool is_pusher(std::uint32_t w) const { return !hybrid() || w == leader_of(w); }
+  /// The leader of worker w's host: its last worker.
+  std::uint32_t leader_of(std::uint32_t w) const { return w - w % workers_per_host + workers_per_host - 1; }
   /// True when workers pull and push only the keys their mini-batch touches (msg_flags::kKeyed).
   bool sparse() const { return model && model->sparse(); }
 };

@@ -235,6 +235,9 @@ void Scheduler::absorb_traffic_report(const Message& m) {
     reported_compute_s_.resize(spec_.layout.workers, 0.0);
     reported_compute_s_[spec_.layout.worker_index(m.header.sender)] = seconds;
   }
+  if (report.contains("bytes_from_workers"))
+    env_.metrics().bytes_to_servers(
+        wire_json::integer_member<std::uint64_t>(report, "bytes_from_workers", what));
 }
 
 bool Scheduler::all_workers_finished() const {

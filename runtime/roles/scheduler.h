@@ -68,8 +68,9 @@ class Scheduler {
   /// holds (stop_at_metric, time_budget_s): records why ("stopped" event, reason), keeps the
   /// parameters' hash, and tells servers and workers to stop now.
   void apply_stop_rules(const EvalRow& row, const std::vector<float>& params);
-  /// Adds a node's report (data {"bytes_sent": N} on kWorkerDone and final snapshots, and
-  /// {"compute_s": S} on kWorkerDone; each optional). Throws ProtocolError for a malformed one.
+  /// Adds a node's report (data on kWorkerDone and final snapshots, each key optional:
+  /// "bytes_sent", where nodes count their own traffic; "compute_s" on a worker's kWorkerDone;
+  /// a server's "bytes_from_workers"). Throws ProtocolError for a malformed one.
   void absorb_traffic_report(const Message& m);
   /// Every worker sent kWorkerDone, was told to stop, or is dead.
   bool all_workers_finished() const;

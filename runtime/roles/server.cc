@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/codec.h"
 #include "runtime/errors.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/seconds_text.h"
@@ -88,11 +89,18 @@ bool Server::handle(Message m) {
         throw ProtocolError(name_ + ": " + std::string(msg_type_name(type)) +
                             " from non-worker node " + std::to_string(sender));
       const std::uint32_t w = spec_.layout.worker_index(sender);
+      if (!spec_.is_pusher(w))
+        throw ProtocolError(name_ + ": " + std::string(msg_type_name(type)) + " from worker " +
+                            std::to_string(w) + ", which under hybrid synchronisation reaches the "
+                            "servers through its host's leader, worker " +
+                            std::to_string(spec_.leader_of(w)));
       // Fencing: a worker declared dead is heard again only through a rejoin.
       if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
       if (!routed_here(m, /*as_primary=*/true)) break;
-      if (type == MsgType::kPush) handle_push(std::move(m), w);
-      else handle_pull(m, w);
+      bytes_from_workers_ += encoded_size(m);
+      // The shard and the consistency model count pushers: workers, or hosts under hybrid.
+      if (type == MsgType::kPush) handle_push(std::move(m), spec_.pusher_slot(w));
+      else handle_pull(m, spec_.pusher_slot(w));
       break;
     }
     case MsgType::kReplicate:

@@ -98,6 +98,8 @@ class Server {
   std::uint32_t starts_seen_ = 0;
   bool stop_pending_ = false;
   bool rejoining_;
+  /// Encoded bytes of the workers' pushes and pulls handled here (the summary's bytes_to_servers).
+  std::uint64_t bytes_from_workers_ = 0;
 };
 
 }  // namespace pstwin

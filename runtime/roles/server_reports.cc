@@ -43,9 +43,13 @@ bool Server::try_finish(bool immediate) {
   std::size_t left = leads_.size();
   for (const auto& lead : leads_) {
     Message snap = shards_.at(lead.first)->snapshot(/*final=*/true);
-    // The last message a server sends: its traffic report, where nodes count their own.
-    if (--left == 0)
-      if (const auto sent = env_.bytes_sent()) snap.data = nlohmann::json{{"bytes_sent", sent}}.dump();
+    // The last message a server sends: its traffic report. What its workers sent it is counted
+    // here in every environment; what it sent, only where nodes count their own.
+    if (--left == 0) {
+      nlohmann::json report{{"bytes_from_workers", bytes_from_workers_}};
+      if (const auto sent = env_.bytes_sent()) report["bytes_sent"] = sent;
+      snap.data = report.dump();
+    }
     tell_scheduler(std::move(snap));
   }
   return true;

@@ -22,12 +22,12 @@ Shard::Shard(Env& env, const JobSpec& spec, KernelBackend& kernels, std::uint32_
       keys_(keys),
       synthetic_(spec.synthetic.has_value()),
       width_(spec.values_per_key()),
-      controller_(spec.consistency, spec.layout.workers),
-      buffered_(spec.layout.workers),
-      buffered_rows_(spec.layout.workers),
-      buffered_version_(spec.layout.workers, 0),
-      arrived_(spec.layout.workers, false),
-      last_request_(spec.layout.workers, 0) {
+      controller_(spec.consistency, spec.pushers()),
+      buffered_(spec.pushers()),
+      buffered_rows_(spec.pushers()),
+      buffered_version_(spec.pushers(), 0),
+      arrived_(spec.pushers(), false),
+      last_request_(spec.pushers(), 0) {
   const std::size_t floats = synthetic_ ? 0 : keys_.size() * width_;
   if (!synthetic_) {
     if (params.size() != floats)
@@ -89,8 +89,9 @@ void Shard::push(Message m, std::uint32_t w, std::vector<std::uint32_t>* rows_ou
   last_request_[w] = m.header.request_id;
   switch (action) {
     case PushAction::kApply:
-      // ASP/SSP: each worker's gradient is one W-th of a synchronous step.
-      apply_one(m, rows, shard_clock - version, 1.0 / spec_.layout.workers);
+      // ASP/SSP: each worker's gradient is one W-th of a synchronous step (under hybrid, each
+      // host's mean gradient one H-th, H hosts).
+      apply_one(m, rows, shard_clock - version, 1.0 / spec_.pushers());
       break;
     case PushAction::kBuffer:
     case PushAction::kBarrierReached:
@@ -211,7 +212,7 @@ void Shard::record_staleness(std::int64_t staleness) {
 }
 
 bool Shard::all_pushes_in() const {
-  for (std::uint32_t w = 0; w < spec_.layout.workers; ++w)
+  for (std::uint32_t w = 0; w < spec_.pushers(); ++w)
     if (controller_.live(w) && controller_.pushes(w) < static_cast<std::int64_t>(spec_.iterations))
       return false;
   return true;
@@ -342,8 +343,8 @@ void Shard::resume(std::int64_t clock, OptimizerState optimizer) {
     throw ProtocolError(where() + ": checkpoint does not fit: " + e.what());
   }
   ConsistencyState cs;
-  cs.pushes.assign(spec_.layout.workers, clock);
-  cs.live.assign(spec_.layout.workers, true);
+  cs.pushes.assign(spec_.pushers(), clock);
+  cs.live.assign(spec_.pushers(), true);
   cs.applied_clock = spec_.consistency.mode == ConsistencyMode::kBsp ? clock : 0;
   controller_.restore(cs);
 }

@@ -19,7 +19,8 @@ namespace pstwin {
 /// The state of one key range and the math on it, whichever server holds it. Every replica
 /// applies the same operations in the same order (the primary's log), so all hold bit-identical
 /// state. Consistency and the BSP mean: docs/DESIGN.md, "Consistency"; exactly-once pushes:
-/// "Replication and failover".
+/// "Replication and failover". Workers are counted by pusher slot (JobSpec::pusher_slot): the
+/// worker's index, or under hybrid synchronisation its host's, whose leader alone pushes.
 class Shard {
  public:
   /// `params`: keys.size() x values_per_key floats (empty for the timing-only synthetic model).

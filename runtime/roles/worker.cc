@@ -18,9 +18,13 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       kernels_(kernels),
       rejoining_(rejoining),
-      router_(env, spec) {}
+      router_(env, spec) {
+  if (spec.hybrid()) chain_.emplace(env, spec, kernels, index);
+}
 
 std::optional<Message> Worker::receive() {
+  if (chain_)
+    if (auto early = chain_->take_early()) return early;
   const double deadline = env_.now() + spec_.stall_timeout_s;
   // A safety net, not the failover path (a new membership triggers the resends): it covers an
   // answer lost on its way (sent to a restarted node's old address). It waits four detection
@@ -127,8 +131,8 @@ void Worker::run() {
   if (sparse) {
     batch_ = next_keyed_batch();
     send_keyed_pulls(batch_, first_clock);
-  } else {
-    send_pulls(first_clock);
+  } else if (spec_.is_pusher(index_)) {
+    send_pulls(first_clock);  // under hybrid, the host's leader pulls for all its workers
   }
   rejoining_ = false;  // the pulls above rejoined every range
   for (std::int64_t clock = first_clock; clock < iterations; ++clock) {
@@ -145,8 +149,8 @@ void Worker::run() {
       push_keyed(clock, loss);
       if (more) send_keyed_pulls(next, clock + 1);
       batch_ = std::move(next);
-    } else {
-      push(clock, loss, more);
+    } else if (!push(clock, loss, more)) {
+      return;
     }
   }
   if (spec_.fault.enabled && !await_acks()) return;
@@ -255,7 +259,9 @@ bool Worker::await_parameters(std::int64_t clock) {
       continue;
     }
     const std::uint32_t r = m->header.range;
-    if (!spec_.layout.is_server(m->header.sender) || r >= ranges_.size() ||
+    const bool from_source =
+        chain_ ? chain_->parameters_from(m->header.sender) : spec_.layout.is_server(m->header.sender);
+    if (!from_source || r >= ranges_.size() ||
         (type != MsgType::kPullReply && type != MsgType::kPushAck))
       throw ProtocolError("worker " + std::to_string(index_) + ": unexpected " +
                           std::string(msg_type_name(type)) + " for clock " +
@@ -271,6 +277,7 @@ bool Worker::await_parameters(std::int64_t clock) {
                             std::to_string(r) + " while waiting for clock " + std::to_string(clock));
       continue;
     }
+    if (chain_) chain_->forward_parameters(*m);  // pipelined down the host, range by range
     const KeyRange& kr = ranges_.at(r);
     if (!spec_.synthetic) {
       // Dense: the whole range lands at its place; sparse: this range's keys of the batch.
@@ -345,10 +352,16 @@ double Worker::compute_gradient() {
   return stats.loss_sum / static_cast<double>(stats.count) + spec_.model->regularizer(params_.data());
 }
 
-void Worker::push(std::int64_t clock, double loss, bool pull_after) {
+bool Worker::push(std::int64_t clock, double loss, bool pull_after) {
   for (std::uint32_t r = 0; r < ranges_.size(); ++r) {
     const KeyRange& keys = ranges_[r];
     if (keys.size() == 0) continue;
+    std::optional<std::vector<float>> host_sum;
+    if (chain_) {
+      host_sum = chain_->add_share(r, clock, keys, grad_.data(), read_version_);
+      if (!host_sum) return false;
+      if (!chain_->leader()) continue;
+    }
     Message m;
     m.header.type = MsgType::kPush;
     m.header.flags = msg_flags::kWholeRange | (pull_after ? msg_flags::kPullAfter : 0u);
@@ -361,11 +374,14 @@ void Worker::push(std::int64_t clock, double loss, bool pull_after) {
     if (!pull_after && spec_.fault.enabled) m.header.flags |= msg_flags::kAckRequested;
     if (spec_.synthetic)
       m.virtual_values = keys.size();
+    else if (host_sum)
+      m.values = std::move(*host_sum);
     else
       m.values.assign(grad_.begin() + static_cast<long>(keys.begin),
                       grad_.begin() + static_cast<long>(keys.end));
     router_.send(std::move(m));
   }
+  return true;
 }
 
 void Worker::push_keyed(std::int64_t clock, double loss) {

@@ -8,6 +8,7 @@
 #include "kernels/backend.h"
 #include "runtime/env.h"
 #include "runtime/partition.h"
+#include "runtime/roles/host_chain.h"
 #include "runtime/roles/job.h"
 #include "runtime/roles/range_router.h"
 
@@ -25,6 +26,8 @@ namespace pstwin {
 /// rows of its partition, reshuffled with the node's Rng at each pass. Returns early on kStop,
 /// and after kAbort (flag kDiverged) when a mini-batch loss is not finite. Requests go through
 /// a RangeRouter (the range's primary, resent after a failover).
+/// Under hybrid synchronisation (JobSpec::hybrid) the worker's pushes and pulls go through its
+/// host's chain (HostChain): only the host's leader talks to the servers.
 /// Throws ProtocolError for a reply that breaks the protocol (without fault tolerance, any
 /// unexpected reply), std::runtime_error when nothing arrives for spec.stall_timeout_s.
 class Worker {
@@ -57,7 +60,9 @@ class Worker {
   void send_pulls(std::int64_t clock);
   /// Computes the gradient for one mini-batch into grad_; returns the mean loss.
   double compute_gradient();
-  void push(std::int64_t clock, double loss, bool pull_after);
+  /// Pushes every range's slice of grad_ (under hybrid: adds it to the host's sum, and the leader
+  /// pushes that). False when told to stop meanwhile.
+  bool push(std::int64_t clock, double loss, bool pull_after);
   std::vector<std::uint32_t> next_batch();
   /// Sparse: draws the next mini-batch and its keys.
   KeyedBatch next_keyed_batch();
@@ -81,6 +86,7 @@ class Worker {
   std::uint64_t next_request_ = 1;
   bool rejoining_;
   RangeRouter router_;  ///< routes requests by membership; keeps what to resend
+  std::optional<HostChain> chain_;  ///< hybrid synchronisation only
 };
 
 }  // namespace pstwin

@@ -11,6 +11,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/scenario/fault_sections.h"
+#include "runtime/scenario/hybrid_sync_checks.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/simulation_section.h"
@@ -123,6 +124,7 @@ Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_d
   s.fault_tolerance.enabled = o.has("fault_tolerance") || !s.failures.empty();
   if (s.fault_tolerance.enabled && !o.has("fault_tolerance"))
     check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
+  check_hybrid_sync(s);
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {

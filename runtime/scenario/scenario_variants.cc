@@ -18,22 +18,30 @@ using namespace scenario_json;
 
 namespace {
 
-/// The folder-safe default name of a variant: "bsp", "asp", "ssp3", "bsp-b2".
+/// The folder-safe default name of a variant: "bsp", "asp", "ssp3", "bsp-b2"; "-hybrid" appended
+/// under hybrid synchronisation, so a plain and a hybrid entry of one mode get distinct folders.
 std::string default_name(const ConsistencyConfig& c) {
+  std::string name = "unknown";
   switch (c.mode) {
     case ConsistencyMode::kBsp:
-      return c.backup_workers > 0 ? "bsp-b" + std::to_string(c.backup_workers) : "bsp";
-    case ConsistencyMode::kAsp: return "asp";
-    case ConsistencyMode::kSsp: return "ssp" + std::to_string(c.staleness);
+      name = c.backup_workers > 0 ? "bsp-b" + std::to_string(c.backup_workers) : "bsp";
+      break;
+    case ConsistencyMode::kAsp: name = "asp"; break;
+    case ConsistencyMode::kSsp: name = "ssp" + std::to_string(c.staleness); break;
   }
-  return "unknown";
+  return c.sync == SyncMode::kHybrid ? name + "-hybrid" : name;
 }
 
 ConsistencyVariant parse_variant(const json& v, const std::string& ptr, std::uint32_t workers) {
-  const Object o(v, ptr, {"mode", "staleness", "backup_workers", "name"});
+  const Object o(v, ptr, {"mode", "staleness", "backup_workers", "name", "sync"});
   ConsistencyVariant out;
   const std::string mode = read_choice(o.at("mode"), o.ptr("mode"), {"bsp", "asp", "ssp"});
   ConsistencyConfig& c = out.config;
+  // What hybrid needs of the rest of the scenario is checked once all of it is read
+  // (check_hybrid_sync, hybrid_sync_checks.h).
+  if (o.has("sync"))
+    c.sync = read_choice(o.at("sync"), o.ptr("sync"), {"ps", "hybrid"}) == "hybrid" ? SyncMode::kHybrid
+                                                                                 : SyncMode::kPs;
   if (mode == "ssp") {
     c.mode = ConsistencyMode::kSsp;
     constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
