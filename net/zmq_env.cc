@@ -148,6 +148,7 @@ class EventsToScheduler : public MetricsSink {
   explicit EventsToScheduler(Env& env) : env_(env) {}
   void staleness(std::int64_t, std::uint64_t) override {}
   void updates_applied(std::uint64_t) override {}
+  void bytes_to_servers(std::uint64_t) override {}
   void eval(EvalRow) override {}
   void event(double time_s, const std::string& type, nlohmann::json fields) override {
     fields["time_s"] = time_s;

@@ -16,6 +16,7 @@ class EventList : public MetricsSink {
  public:
   void staleness(std::int64_t, std::uint64_t) override {}
   void updates_applied(std::uint64_t) override {}
+  void bytes_to_servers(std::uint64_t) override {}
   void eval(EvalRow) override {}
   void event(double time_s, const std::string& type, nlohmann::json fields) override {
     fields["time_s"] = time_s;
