@@ -5,7 +5,7 @@
 #   asan  build-asan: AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer included),
 #         every test
 #   tsan  build-tsan: ThreadSanitizer, the tests of real networking and threads (net_*_test,
-#         cli_launch*_test: ZeroMQ, in-process threads, launched processes)
+#         cli_launch*_test, cli_hybrid_sync_test: ZeroMQ, in-process threads, launched processes)
 #
 # Every sanitizer report, from a test or from any pstwin process a test starts (whose exit status
 # a test may not look at), is written to build-*/sanitizer-reports/ and fails the run; the reports
@@ -20,7 +20,8 @@ case "$mode" in
   asan) sanitize=address,undefined; tests=() ;;
   tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_job_fingerprint_test cli_launch_test
                                 cli_launch_mf_test cli_launch_faults_test cli_launch_nodes_test
-                                cli_launch_variants_test) ;;
+                                cli_launch_variants_test cli_launch_stragglers_test cli_launch_bad_data_test
+                                net_straggler_hold_test cli_hybrid_sync_test) ;;
   *) sed -n '2,9p' "$0" >&2; exit 2 ;;
 esac
 build=build-$mode
