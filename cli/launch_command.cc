@@ -92,11 +92,7 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
 /// start): completed false and why, so that every variant folder says how it ended.
 void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
                            const std::string& reason) {
-  write_summary(dir, nlohmann::json{{"variant", variant.name},
-                                    {"mode", consistency_mode_name(variant.config.mode)},
-                                    {"environment", "zmq"},
-                                    {"completed", false},
-                                    {"reason", reason}});
+  write_summary(dir, unfinished_summary(variant, "zmq", reason));
 }
 
 /// Arguments of `pstwin node` common to every role of a variant.

@@ -11,6 +11,7 @@
 #include "cli/variant_processes.h"
 #include "runtime/errors.h"
 #include "runtime/job_setup.h"
+#include "runtime/output/summary.h"
 #include "sim/simgrid_options.h"
 #include "sim/simulation.h"
 
@@ -90,6 +91,8 @@ int simulate_command(const std::vector<std::string>& args) {
 
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);
+  // An earlier run's summary must not stand in for a variant whose process dies this time.
+  for (const auto& name : names) std::filesystem::remove(out + "/" + name + "/summary.json", ec);
   const auto status = run_variant_processes(
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
@@ -106,7 +109,17 @@ int simulate_command(const std::vector<std::string>& args) {
       vm->count("quiet") > 0);
 
   std::vector<int> exit_codes;
-  for (const auto& st : status) exit_codes.push_back(st.exit_code);
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    exit_codes.push_back(status[i].exit_code);
+    const std::string dir = out + "/" + names[i];
+    if (status[i].exit_code != 0 && !std::filesystem::exists(dir + "/summary.json")) {
+      std::filesystem::create_directories(dir, ec);
+      write_summary(dir, unfinished_summary(scenario->consistency[i], "simulated",
+                                            "the simulation ended with status " +
+                                                std::to_string(status[i].exit_code) +
+                                                " before writing a summary (see its messages above)"));
+    }
+  }
   return report_comparison(*scenario, out, names, exit_codes);
 }
 

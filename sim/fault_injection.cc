@@ -106,7 +106,7 @@ void start_failure_injector(SimWorld& world, SimNodeStates& states,
         case Action::What::kRestoreLink:
           world.metrics->event(now, "link_restored", {{"node", a.name}});
           world.link_down[a.node] = false;
-          release_parked(world);
+          release_parked(world, hosts);
           break;
       }
     }

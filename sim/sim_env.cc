@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <map>
 #include <memory>
 #include <stdexcept>
 
@@ -32,10 +33,23 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
       [](void* p) { delete static_cast<Message*>(p); });
 }
 
-void release_parked(SimWorld& world) {
+void release_parked(SimWorld& world, const std::vector<sg4::Host*>& hosts) {
   std::vector<SimWorld::Parked> waiting;
   waiting.swap(world.parked);
-  for (auto& p : waiting) sim_send(world, p.from, p.to, std::move(p.msg));  // re-parks what must wait
+  // One short-lived actor per sender, on its host, sends its messages in their order.
+  std::map<NodeId, std::shared_ptr<std::vector<SimWorld::Parked>>> by_sender;
+  for (auto& p : waiting) {
+    auto& queue = by_sender[p.from];
+    if (!queue) queue = std::make_shared<std::vector<SimWorld::Parked>>();
+    queue->push_back(std::move(p));
+  }
+  for (auto& [from, queue] : by_sender) {
+    sg4::Host* host = hosts.at(from);
+    if (!host->is_on()) continue;
+    sg4::Actor::create("resend-" + host->get_name(), host, [&world, queue = queue] {
+      for (auto& p : *queue) sim_send(world, p.from, p.to, std::move(p.msg));  // re-parks what must wait
+    })->daemonize();
+  }
 }
 
 SimEnv::SimEnv(SimWorld& world, NodeId self)

@@ -44,8 +44,12 @@ struct SimWorld {
   std::vector<Parked> parked;
 };
 
-/// Sends the parked messages whose endpoints both have their links up again, in send order.
-void release_parked(SimWorld& world);
+/// Sends the parked messages whose endpoints both have their links up again, in send order,
+/// each from its sender's host in `hosts` (by NodeId) as it would have left: the caller, the
+/// failure injector, runs on the scheduler's host, and a transfer starts at its actor's host.
+/// A message whose sender's host is off (the node failed since) is dropped, as its TCP
+/// connection would be.
+void release_parked(SimWorld& world, const std::vector<simgrid::s4u::Host*>& hosts);
 
 /// Sends `msg` from node `from` to node `to` inside the simulation: its encoded size travels on
 /// the simulated network to `to`'s current mailbox; a message to a node whose host is off, or

@@ -69,6 +69,15 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   return s;
 }
 
+nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
+                                  const std::string& reason) {
+  return nlohmann::json{{"variant", variant.name},
+                        {"mode", consistency_mode_name(variant.config.mode)},
+                        {"environment", environment},
+                        {"completed", false},
+                        {"reason", reason}};
+}
+
 void write_summary(const std::string& dir, const nlohmann::json& summary) {
   // Whole or not at all: the launcher and the plot scripts read it while jobs may be killed.
   write_file_atomically(dir + "/summary.json", summary.dump(2) + "\n");

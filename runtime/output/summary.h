@@ -38,6 +38,12 @@ struct RunFacts {
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 
+/// The summary of a run whose process ended without writing one (killed, crashed, or the job
+/// never started): variant, mode, `environment` ("simulated", "zmq"), completed false and
+/// `reason`, so that every variant folder says how it ended.
+nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
+                                  const std::string& reason);
+
 /// Writes `summary` to DIR/summary.json. Throws std::runtime_error naming the path on failure.
 void write_summary(const std::string& dir, const nlohmann::json& summary);
 
