@@ -88,6 +88,21 @@ TEST(ScenarioHybrid, FailuresAndFaultToleranceAreRefused) {
   EXPECT_EQ(error_pointer(doc), "<valid>");
 }
 
+// The in-host adds are priced as steps (Env::account): with an overhead or stragglers they would
+// be charged as iterations, so both are refused for hybrid entries, and kept for plain ones.
+TEST(ScenarioHybrid, DeviceOverheadAndStragglersAreRefused) {
+  json doc = hosts_scenario();
+  doc["cluster"]["worker"]["device"] = {{"preset", "h100"}, {"overhead", "2ms"}};
+  EXPECT_EQ(error_pointer(doc), "/consistency/1/sync");
+  EXPECT_NE(error_message(doc).find("worker 0's is 0.002 s"), std::string::npos) << error_message(doc);
+  doc = hosts_scenario();
+  doc["stragglers"] = json::parse(R"([{"type": "slow", "workers": [1], "factor": 2}])");
+  EXPECT_EQ(error_pointer(doc), "/consistency/1/sync");
+  EXPECT_NE(error_message(doc).find("stragglers"), std::string::npos) << error_message(doc);
+  doc["consistency"] = json::parse(R"([{"mode": "bsp"}])");
+  EXPECT_EQ(error_pointer(doc), "<valid>");
+}
+
 TEST(ScenarioHybrid, AVariantsErrorPointsIntoTheVariant) {
   json doc = hosts_scenario();
   doc.erase("consistency");
