@@ -141,3 +141,23 @@ TEST(ScenarioTopology, BadOverrides) {
 
 }  // namespace
 }  // namespace pstwin
+
+namespace pstwin {
+namespace {
+
+// An override must change something: a co-located server has no link of its own, and
+// "worker:03" would be a second key for worker 3 (the last one silently won).
+TEST(ScenarioTopology, OverridesThatWouldBeIgnoredAreRefused) {
+  expect_error_at({{"workers_per_host", 4}, {"intra_host", "pcie4"}, {"server_placement", "colocated"},
+                   {"overrides", {{"server:0", {{"link", kLink}}}}}},
+                  "/cluster/overrides/server:0/link", "co-located: it uses the NIC of its machine, worker:0's link");
+  expect_error_at({{"overrides", {{"worker:3", {{"device", "a100"}}}, {"worker:03", {{"device", "h100"}}}}}},
+                  "/cluster/overrides/worker:03", "without leading zeros (\"worker:3\")");
+  // A co-located server's device may still differ.
+  EXPECT_NO_THROW(parse_scenario(with_cluster({{"workers_per_host", 4}, {"intra_host", "pcie4"},
+                                               {"server_placement", "colocated"},
+                                               {"overrides", {{"server:0", {{"device", "a100"}}}}}})));
+}
+
+}  // namespace
+}  // namespace pstwin

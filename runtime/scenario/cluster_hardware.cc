@@ -117,6 +117,11 @@ void apply_overrides(const json& v, const std::string& ptr, ClusterSection& c) {
     HostGroupSpec& spec = worker ? c.worker_nodes[ref.index] : c.server_nodes[ref.index];
     if (o.has("device")) spec.device = parse_device(o.at("device"), o.ptr("device"));
     if (!o.has("link")) continue;
+    if (!worker && c.server_placement == ServerPlacement::kColocated)
+      throw ScenarioError(o.ptr("link"), "server:" + std::to_string(ref.index) +
+                                             " is co-located: it uses the NIC of its machine, worker:" +
+                                             std::to_string(ref.index * c.workers_per_host) +
+                                             "'s link; override that instead");
     if (worker && ref.index % c.workers_per_host != 0)
       throw ScenarioError(o.ptr("link"), "worker:" + std::to_string(ref.index) +
                                              "'s link is the NIC of its machine, "

@@ -155,6 +155,10 @@ NodeRef parse_node_ref(const std::string& text, const std::string& ptr, const Cl
   if (digits.empty() || digits.size() > 9) malformed();
   for (char c : digits)
     if (c < '0' || c > '9') malformed();
+  // One spelling per node, so that two keys of one object cannot name the same node.
+  if (digits.size() > 1 && digits[0] == '0')
+    throw ScenarioError(ptr, "write node indices without leading zeros (\"" + text.substr(0, 7) +
+                                 std::to_string(std::stoul(digits)) + "\"), got " + describe(json(text)));
   ref.index = static_cast<std::uint32_t>(std::stoul(digits));
   check_exists(ref, ptr, cluster);
   return ref;

@@ -193,6 +193,10 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   // Hardware per node: one group, or a list of groups; then the per-node overrides.
   c.worker_nodes = parse_host_groups(o.at("worker"), o.ptr("worker"), c.workers, c.workers_per_host, c.worker);
   c.server_nodes = parse_host_groups(o.at("server"), o.ptr("server"), c.servers, 1, c.server);
+  // Where servers sit first: it decides how many machines the topology must hold, and whether a
+  // server has a link of its own to override.
+  if (o.has("server_placement"))
+    c.server_placement = parse_server_placement(o.at("server_placement"), o.ptr("server_placement"), c);
   if (o.has("overrides")) apply_overrides(o.at("overrides"), o.ptr("overrides"), c);
   if (c.workers_per_host > 1) {
     if (!o.has("intra_host"))
@@ -203,9 +207,6 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   } else {
     o.forbid("intra_host", "only meaningful when workers_per_host > 1 (workers sharing a host)");
   }
-  // Where servers sit first: it decides how many machines the topology must hold.
-  if (o.has("server_placement"))
-    c.server_placement = parse_server_placement(o.at("server_placement"), o.ptr("server_placement"), c);
   if (o.has("topology")) c.topology = parse_topology(o.at("topology"), o.ptr("topology"), c);
   if (c.server_placement == ServerPlacement::kSpread && c.topology.kind == TopologySpec::Kind::kStar)
     throw ScenarioError(o.ptr("server_placement"), "\"spread\" places servers among the workers' racks or leaves; "
