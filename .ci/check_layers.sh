@@ -32,7 +32,7 @@ LAYERS = [
                            "runtime/consistency/", "runtime/partition."]),
     ("roles", 4, ["runtime/roles/"]),
     ("setup and results", 5, ["runtime/scenario/", "runtime/job_setup.", "runtime/job_resume.",
-                              "runtime/job_checks.", "runtime/data_check.",
+                              "runtime/job_checks.", "runtime/data_check.", "runtime/straggler_schedule.",
                               "runtime/output/"]),
 ]
 
