@@ -63,6 +63,21 @@ void codec_seeds() {
   reg.header.type = pstwin::MsgType::kRegister;
   reg.data = R"({"role":"worker","address":"tcp://127.0.0.1:5555"})";
   seed("codec_decode", "register", pstwin::encode(reg));
+
+  // Compressed values (wire version 5): one push of 300 values (two int8/onebit blocks) per format.
+  std::vector<float> grad(300);
+  for (std::size_t i = 0; i < grad.size(); ++i) grad[i] = static_cast<float>(i % 7) - 3.0f;
+  for (std::uint8_t f = 1; f <= pstwin::kMaxValueFormat; ++f) {
+    pstwin::Message packed;
+    packed.header.type = pstwin::MsgType::kPush;
+    packed.keys = {40};
+    packed.value_format = static_cast<pstwin::ValueFormat>(f);
+    packed.packed_count = grad.size();
+    pstwin::compress({.format = packed.value_format, .topk_ratio = 0.05, .seed = 1}, grad.data(), grad.size(),
+                     packed.packed);
+    seed("codec_decode", "packed-" + std::string(pstwin::value_format_name(packed.value_format)),
+         pstwin::encode(packed));
+  }
 }
 
 void membership_seeds() {

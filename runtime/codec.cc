@@ -8,6 +8,7 @@
 
 #include "runtime/byte_order.h"
 #include "runtime/errors.h"
+#include "runtime/packed_values.h"
 
 namespace pstwin {
 namespace {
@@ -35,6 +36,7 @@ KeyMode key_mode_of(const Message& msg) {
                         std::to_string(msg.lengths.size()) + " lengths for " +
                         std::to_string(keys.size()) + " keys; expected none or one per key");
   }
+  packed_values::check_for_encode(msg);
   if (keys.empty()) return kNoKeys;
   for (std::size_t i = 1; i < keys.size(); ++i) {
     if (keys[i] <= keys[i - 1]) {
@@ -50,6 +52,7 @@ KeyMode key_mode_of(const Message& msg) {
 
 // Total stored plus virtual values; throws if the count cannot be represented.
 std::uint64_t value_count(const Message& msg) {
+  if (msg.value_format != ValueFormat::kFloat32) return msg.packed_count;
   const std::uint64_t stored = msg.values.size();
   if (msg.virtual_values > std::numeric_limits<std::uint64_t>::max() - stored) {
     throw ProtocolError("encode: value count overflows (virtual_values = " +
@@ -65,6 +68,7 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
       mode == kNoKeys ? 0 : mode == kKeyRange ? sizeof(std::uint64_t) : msg.keys.size() * 8;
   const std::size_t length_bytes = msg.lengths.size() * 4;
   std::size_t total = kMinMessageBytes + key_bytes + length_bytes + msg.data.size();  // cannot overflow: vectors
+  if (msg.value_format != ValueFormat::kFloat32) return total + packed_values::section_bytes(msg);
   if (n_v > (kMax - total) / 4) {                                   // are bounded by memory
     throw ProtocolError("encode: message with " + std::to_string(n_v) +
                         " values is too large to encode");
@@ -108,7 +112,7 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
   store_u64(p + 56, static_cast<std::uint64_t>(h.version));
   store_u64(p + 64, static_cast<std::uint64_t>(h.time_us));
   store_u32(p + 72, std::bit_cast<std::uint32_t>(h.loss));
-  store_u32(p + 76, 0);
+  store_u32(p + 76, static_cast<std::uint32_t>(msg.value_format));  // bytes 77..79 stay 0
   store_u64(p + 80, msg.keys.size());
   store_u64(p + 88, value_count(msg));
   store_u64(p + 96, msg.lengths.size());
@@ -122,6 +126,8 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
     store_u64(p, msg.keys.front());
     p += 8;
   }
+  if (!msg.packed.empty()) std::memcpy(p, msg.packed.data(), msg.packed.size());
+  p += msg.packed.size();
   store_array(p, msg.values.data(), msg.values.size());
   p += msg.values.size() * 4;
   // Virtual values travel as zeros.
@@ -205,8 +211,9 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
                                            : "replicated operation " +
                                                  std::string(replica_op_name(h.op)) +
                                                  " on a message that is not a replicate");
-  if (load_u32(data + 76) != 0)
-    err.fail("reserved bytes 76..79 are " + hex32(load_u32(data + 76)) + ", must be 0");
+  const ValueFormat format =
+      packed_values::read_format(load_u32(data + 76), "decode " + std::string(msg_type_name(h.type)) + ": ");
+  const bool packed = format != ValueFormat::kFloat32;
   h.flags = load_u32(data + 8);
   h.sender = load_u32(data + 12);
   h.receiver = load_u32(data + 16);
@@ -249,9 +256,15 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
   std::size_t remain = size - kMinMessageBytes;
   if (mode == kExplicitKeys) take(err, remain, n_k, 8, "keys");
   if (mode == kKeyRange) take(err, remain, 1, 8, "first-key fields");
-  take(err, remain, n_v, 4, "values");
+  // Packed values take what the lengths and data leave; their count is bounded as a range's is.
+  if (packed && n_v > max_bytes / sizeof(float))
+    err.fail(std::to_string(n_v) + " packed values exceed the " + std::to_string(max_bytes / sizeof(float)) +
+             " values allowed by the " + std::to_string(max_bytes) + "-byte limit");
+  if (!packed) take(err, remain, n_v, 4, "values");
   take(err, remain, n_l, 4, "lengths");
   take(err, remain, n_d, 1, "data bytes");
+  const std::size_t packed_size = packed ? remain : 0;
+  remain -= packed_size;
   if (remain != 0) {
     err.fail(std::to_string(remain) + " trailing bytes after " + std::to_string(n_k) + " keys, " +
              std::to_string(n_v) + " values, " + std::to_string(n_l) + " lengths and " +
@@ -287,9 +300,14 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     msg.keys.resize(n_k);
     for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
   }
-  msg.values.resize(n_v);
-  load_array(msg.values.data(), p, n_v);
-  p += n_v * 4;
+  if (packed) {
+    packed_values::take_packed(msg, format, n_v, p, packed_size, "decode " + std::string(msg_type_name(h.type)) + ": ");
+    p += packed_size;
+  } else {
+    msg.values.resize(n_v);
+    load_array(msg.values.data(), p, n_v);
+    p += n_v * 4;
+  }
   msg.lengths.resize(n_l);
   load_array(msg.lengths.data(), p, n_l);
   p += n_l * 4;

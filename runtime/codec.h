@@ -19,16 +19,21 @@
 //   56     8    version (int64)
 //   64     8    time_us (int64)
 //   72     4    loss (float32)
-//   76     4    reserved, 0
+//   76     1    value format (ValueFormat, kernels/compression.h): 0 = float32 values
+//   77     3    reserved, 0
 //   80     8    number of keys n_k
 //   88     8    number of values n_v (stored plus virtual)
 //   96     8    number of lengths n_l (0 or n_k)
 //   104    8    number of data bytes n_d
 //   112    ..   keys: mode 1: n_k x u64; mode 2: one u64, the first key (keys are first..first+n_k)
-//   ..     ..   values: n_v x float32
+//   ..     ..   values: n_v x float32; with a value format f != 0, the n_v values packed as f
+//                (kernels/compression.h: its exact size follows from f and n_v, for topk from k too)
 //   ..     ..   lengths: n_l x u32
 //   ..     ..   data: n_d bytes
 //   end-4  4    CRC-32 (zlib) of every preceding byte
+// Version 5 adds compressed values: byte 76 (reserved and 0 in version 4) names the value format
+// and the values section then holds the packed bytes (runtime/packed_values.h; a frame with
+// format 0 is the same size as in version 4). Version 4 had no value format.
 // Version 3 had the same frames without message types 19 (kEvent) and 20 (kHostReduce); version 4
 // nodes refuse it at registration, so a mixed job fails at once rather than mid-run.
 // Version 2 had the same frames but a one-step rendezvous (kRegister, then the address book), with
@@ -46,7 +51,7 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 4;
+inline constexpr std::uint8_t kWireVersion = 5;
 /// Size of the fixed part, before the keys.
 inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).

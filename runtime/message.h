@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/compression.h"
+
 namespace pstwin {
 
 /// A node's id within a job: 0 is the scheduler, 1..S the servers, S+1..S+W the workers.
@@ -145,6 +147,12 @@ struct Message {
   std::vector<std::uint32_t> lengths;
   std::string data;
   std::uint64_t virtual_values = 0;
+  /// Compressed values (runtime/value_packing.h): when value_format is not kFloat32, `values` is
+  /// empty and `packed` holds packed_count values in that format (kernels/compression.h); that is
+  /// what travels and what the simulation charges.
+  ValueFormat value_format = ValueFormat::kFloat32;
+  std::uint64_t packed_count = 0;
+  std::vector<std::uint8_t> packed;
 };
 
 }  // namespace pstwin

@@ -366,7 +366,8 @@ TEST(Codec, HeaderFieldsAreValidated) {
   expect_rejected(with(5, kMaxMsgType + 1), "type");
   expect_rejected(with(6, 3), "key mode");
   expect_rejected(with(7, 1), "replicated operation push on a message that is not a replicate");
-  expect_rejected(with(76, 1), "reserved");
+  expect_rejected(with(77, 1), "reserved");
+  expect_rejected(with(76, 9), "value format");
 
   const std::vector<std::uint8_t> replicate = encode(sample(MsgType::kReplicate));
   std::vector<std::uint8_t> b = replicate;
@@ -382,17 +383,18 @@ TEST(Codec, VersionOneMessagesAreRefusedByName) {
   std::vector<std::uint8_t> b = encode(sample(MsgType::kPull));
   b[4] = 1;
   fix_crc(b);
-  expect_rejected(b, "unknown format version 1 (this build reads 4)");
+  expect_rejected(b, "unknown format version 1 (this build reads 5)");
   // A payload-free version-1 message (92 bytes) is shorter than this version's minimum.
   b.resize(92);
-  expect_rejected(b, "unknown format version 1 (this build reads 4)");
+  expect_rejected(b, "unknown format version 1 (this build reads 5)");
   // Version 2 had the same frames but the one-step rendezvous, version 3 neither kEvent nor
-  // kHostReduce: refused too, by name, so a job of mixed builds fails at registration.
-  for (const std::uint8_t version : {2, 3}) {
+  // kHostReduce, version 4 no value format: refused too, by name, so a job of mixed builds fails
+  // at registration.
+  for (const std::uint8_t version : {2, 3, 4}) {
     b = encode(sample(MsgType::kPull));
     b[4] = version;
     fix_crc(b);
-    expect_rejected(b, "unknown format version " + std::to_string(version) + " (this build reads 4)");
+    expect_rejected(b, "unknown format version " + std::to_string(version) + " (this build reads 5)");
   }
 }
 
