@@ -175,6 +175,8 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
                            .heartbeat_timeout_s = ft.heartbeat_timeout_s,
                            .checkpoint_every_clocks = ft.checkpoint_every_clocks,
                            .checkpoint_every_s = ft.checkpoint_every_s};
+  spec.compression = scenario.compression;
+  spec.compression.seed = scenario.seed;
   if (scenario.model.type == "synthetic") {
     spec.synthetic = SyntheticModel{scenario.model.parameters, scenario.model.flops_per_iteration,
                                     scenario.model.bytes_per_iteration};

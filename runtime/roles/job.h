@@ -11,6 +11,7 @@
 #include "runtime/job_layout.h"
 #include "runtime/message.h"
 #include "runtime/model/model.h"
+#include "runtime/roles/compression_config.h"
 #include "runtime/optimizer.h"
 
 namespace pstwin {
@@ -66,6 +67,7 @@ struct JobSpec {
   std::optional<double> time_budget_s;
   double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
   FaultConfig fault;
+  CompressionConfig compression;     ///< scenario "compression": clipping, packed pushes and pulls
   /// Set when the job resumes from a checkpoint (pstwin launch --resume): the scheduler starts
   /// the servers from it and the workers at its clock.
   std::optional<ResumePoint> resume;

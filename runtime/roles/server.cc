@@ -8,6 +8,7 @@
 
 #include "runtime/codec.h"
 #include "runtime/errors.h"
+#include "runtime/roles/gradient_compression.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/seconds_text.h"
 
@@ -98,6 +99,8 @@ bool Server::handle(Message m) {
       if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
       if (!routed_here(m, /*as_primary=*/true)) break;
       bytes_from_workers_ += encoded_size(m);
+      // A compressed push: the shard and the replicas see floats.
+      if (m.value_format != ValueFormat::kFloat32) env_.account(unpack_values(m));
       // The shard and the consistency model count pushers: workers, or hosts under hybrid.
       if (type == MsgType::kPush) handle_push(std::move(m), spec_.pusher_slot(w));
       else handle_pull(m, spec_.pusher_slot(w));
@@ -384,6 +387,9 @@ void Server::send_ready() {
                     : p.kind == PendingReply::Kind::kPushAck ? s.push_ack(p.clock, p.request_id)
                                                              : s.clock_reply(p.request_id);
     reply.header.epoch = membership_.epoch;
+    if (p.kind == PendingReply::Kind::kPullReply && spec_.compression.pull.format != ValueFormat::kFloat32)
+      env_.account(pack_values(reply, spec_.compression.pull,
+                               packing_seed(spec_.compression.seed, p.worker, p.clock, p.range, true)));
     env_.send(p.worker, std::move(reply));
   }
   ready_.clear();

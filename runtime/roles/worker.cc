@@ -11,6 +11,12 @@
 
 namespace pstwin {
 
+Cost Worker::take_deferred() {
+  const Cost c = deferred_;
+  deferred_ = Cost{};
+  return c;
+}
+
 Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend& kernels,
                bool rejoining)
     : env_(env),
@@ -18,7 +24,8 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       kernels_(kernels),
       rejoining_(rejoining),
-      router_(env, spec) {
+      router_(env, spec),
+      compressor_(spec.compression, env.self()) {
   if (spec.hybrid()) chain_.emplace(env, spec, kernels, index);
 }
 
@@ -142,6 +149,7 @@ void Worker::run() {
       abort_diverged(clock, loss);
       return;
     }
+    if (!spec_.synthetic) deferred_ += compressor_.clip(grad_);
     const bool more = clock + 1 < iterations;
     if (sparse) {
       KeyedBatch next;
@@ -153,6 +161,8 @@ void Worker::run() {
       return;
     }
   }
+  // The last clock's packing, which no later compute step carries.
+  if (deferred_.flops > 0 || deferred_.bytes > 0) env_.account(take_deferred());
   if (spec_.fault.enabled && !await_acks()) return;
   Message done;
   done.header.type = MsgType::kWorkerDone;
@@ -278,6 +288,7 @@ bool Worker::await_parameters(std::int64_t clock) {
       continue;
     }
     if (chain_) chain_->forward_parameters(*m);  // pipelined down the host, range by range
+    deferred_ += unpack_values(*m);
     const KeyRange& kr = ranges_.at(r);
     if (!spec_.synthetic) {
       // Dense: the whole range lands at its place; sparse: this range's keys of the batch.
@@ -340,14 +351,14 @@ double Worker::compute_gradient() {
     const Cost cost = spec_.model->sparse_gradient(
         kernels_, *spec_.train, RowSelection{batch_.rows.data(), batch_.rows.size()}, batch_.keys,
         params_.data(), grad_.data(), &stats);
-    env_.account(cost);
+    env_.account(cost + take_deferred());
     return stats.count ? stats.loss_sum / static_cast<double>(stats.count) : 0.0;
   }
   const auto batch = next_batch();
   const Cost cost = spec_.model->gradient(kernels_, *spec_.train,
                                           RowSelection{batch.data(), batch.size()},
                                           params_.data(), grad_.data(), &stats);
-  env_.account(cost);
+  env_.account(cost + take_deferred());
   if (stats.count == 0) return 0.0;
   return stats.loss_sum / static_cast<double>(stats.count) + spec_.model->regularizer(params_.data());
 }
@@ -379,6 +390,7 @@ bool Worker::push(std::int64_t clock, double loss, bool pull_after) {
     else
       m.values.assign(grad_.begin() + static_cast<long>(keys.begin),
                       grad_.begin() + static_cast<long>(keys.end));
+    deferred_ += compressor_.pack_push(m, 1);
     router_.send(std::move(m));
   }
   return true;
@@ -403,6 +415,7 @@ void Worker::push_keyed(std::int64_t clock, double loss) {
                     grad_.begin() + static_cast<long>(last * width));
     if (spec_.fault.enabled && clock + 1 == static_cast<std::int64_t>(spec_.iterations))
       m.header.flags |= msg_flags::kAckRequested;
+    deferred_ += compressor_.pack_push(m, width);
     router_.send(std::move(m));
   }
 }

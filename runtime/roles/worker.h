@@ -7,6 +7,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/env.h"
+#include "runtime/roles/gradient_compression.h"
 #include "runtime/partition.h"
 #include "runtime/roles/host_chain.h"
 #include "runtime/roles/job.h"
@@ -87,6 +88,13 @@ class Worker {
   bool rejoining_;
   RangeRouter router_;  ///< routes requests by membership; keeps what to resend
   std::optional<HostChain> chain_;  ///< hybrid synchronisation only
+  GradientCompressor compressor_;   ///< clipping, packing and error-feedback residuals
+  /// Compression work (unpacking pull replies, clipping, packing pushes) not yet accounted: it
+  /// joins the next compute step's Cost, so that a worker still reports one step per clock to
+  /// Env::account (a call is an iteration of the straggler schedule and pays the device's
+  /// per-step overhead). A clock's packing is therefore charged with the next clock's compute.
+  Cost deferred_;
+  Cost take_deferred();
 };
 
 }  // namespace pstwin

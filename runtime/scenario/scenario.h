@@ -12,6 +12,7 @@
 #include "kernels/device_spec.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/model/model_section.h"
+#include "runtime/roles/compression_config.h"
 #include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
@@ -224,6 +225,7 @@ struct Scenario {
   FaultToleranceSection fault_tolerance;
   std::vector<FailureSpec> failures;
   OutputSection output;
+  CompressionConfig compression;  ///< "compression" (runtime/scenario/compression_section.h); seed unset here
   SimulationSection simulation;  ///< "simulation": read by simulate only
   /// The JSON it was parsed from, after --set overrides. For a variant's own scenario
   /// (scenario_for_variant) of "variants": the standalone scenario the variant resolves to.
