@@ -203,13 +203,19 @@ Cost decompress(ValueFormat f, const std::uint8_t* bytes, std::size_t size, std:
         y[i] = bf16_to_float(static_cast<std::uint16_t>(bytes[2 * i] | bytes[2 * i + 1] << 8));
       break;
     case ValueFormat::kInt8:
-      for (std::size_t i = 0; i < n; ++i)
-        y[i] = static_cast<float>(static_cast<std::int8_t>(bytes[head + i])) * get_f32(bytes + 4 * (i / kCompressBlock));
-      break;
     case ValueFormat::kOneBit:
-      for (std::size_t i = 0; i < n; ++i) {
-        const float s = get_f32(bytes + 4 * (i / kCompressBlock));
-        y[i] = (bytes[head + i / 8] >> (i % 8)) & 1u ? s : -s;
+      // Block by block, so each scale is read once and the inner loop vectorises.
+      for (std::size_t lo = 0; lo < n; lo += kCompressBlock) {
+        const std::size_t hi = std::min(n, lo + kCompressBlock);
+        const float s = get_f32(bytes + 4 * (lo / kCompressBlock));
+        if (f == ValueFormat::kInt8) {
+          for (std::size_t i = lo; i < hi; ++i) y[i] = static_cast<float>(static_cast<std::int8_t>(bytes[head + i])) * s;
+        } else {
+          // -s is s with its sign bit flipped: set the sign where the bit is 0.
+          const std::uint32_t sb = std::bit_cast<std::uint32_t>(s);
+          for (std::size_t i = lo; i < hi; ++i)
+            y[i] = std::bit_cast<float>(sb ^ ((~(bytes[head + i / 8] >> (i % 8)) & 1u) << 31));
+        }
       }
       break;
     case ValueFormat::kTopK: {
