@@ -27,6 +27,16 @@ std::size_t blocks_of(std::size_t n) { return (n + kCompressBlock - 1) / kCompre
 /// The magnitude topk ranks by: NaN ranks above everything, so it is sent rather than hidden.
 float rank_of(float v) { return std::isnan(v) ? INFINITY : std::fabs(v); }
 
+/// fp16 or bf16: two little-endian bytes a value (a template, so the conversion inlines).
+template <std::uint16_t (*Half)(float)>
+void pack_halves(const float* x, std::size_t n, std::uint8_t* out) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint16_t h = Half(x[i]);
+    out[2 * i] = static_cast<std::uint8_t>(h);
+    out[2 * i + 1] = static_cast<std::uint8_t>(h >> 8);
+  }
+}
+
 void pack_int8(const CompressParams& p, const float* x, std::size_t n, std::uint8_t* out) {
   const std::size_t nb = blocks_of(n);
   std::uint8_t* q = out + 4 * nb;
@@ -135,20 +145,8 @@ Cost compress(const CompressParams& p, const float* x, std::size_t n, std::vecto
       for (std::size_t i = 0; i < n; ++i) put_f32(o + 4 * i, x[i]);
       flops = 0;
       break;
-    case ValueFormat::kFp16:
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint16_t h = float_to_fp16(x[i]);
-        o[2 * i] = static_cast<std::uint8_t>(h);
-        o[2 * i + 1] = static_cast<std::uint8_t>(h >> 8);
-      }
-      break;
-    case ValueFormat::kBf16:
-      for (std::size_t i = 0; i < n; ++i) {
-        const std::uint16_t h = float_to_bf16(x[i]);
-        o[2 * i] = static_cast<std::uint8_t>(h);
-        o[2 * i + 1] = static_cast<std::uint8_t>(h >> 8);
-      }
-      break;
+    case ValueFormat::kFp16: pack_halves<compression_bits::fp16_of>(x, n, o); break;
+    case ValueFormat::kBf16: pack_halves<compression_bits::bf16_of>(x, n, o); break;
     case ValueFormat::kInt8:
       pack_int8(p, x, n, o);
       flops = 4 * dn;
