@@ -45,5 +45,18 @@ TEST(LaunchCompression, PackedPushesAreWhatTheServersCount) {
   EXPECT_EQ(plain - onebit, 4.0 * 20 * ((44 - 6) + (40 - 6)));
 }
 
+TEST(LaunchCompression, SetReachesTheSectionAndItsErrorsExitWithStatus2) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", compressed_toy(dir, R"({"push": {"format": "int8"}})"));
+  auto r = run_pstwin("validate " + dir + "/toy.json --set /compression/push/format=topk");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = run_pstwin("validate " + dir + "/toy.json --set '/compression/pull={\"format\": \"onebit\"}'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/compression/pull/format"), std::string::npos) << r.output;
+  r = run_pstwin("validate " + dir + "/toy.json --set /compression/push/ratio=0.5");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("/compression/push/ratio"), std::string::npos) << r.output;
+}
+
 }  // namespace
 }  // namespace pstwin
