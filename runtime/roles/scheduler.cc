@@ -11,6 +11,7 @@
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
+#include "runtime/roles/server_load.h"
 
 namespace pstwin {
 
@@ -37,7 +38,7 @@ void Scheduler::start_job() {
   failover_ = Failover(layout, spec_.fault.replication, initial_membership(spec_));
   heartbeats_ = Heartbeats(layout.nodes(), env_.now(), spec_.fault.heartbeat_timeout_s);
   worker_done_.assign(layout.workers, false);
-  ranges_ = range_partition(spec_.num_keys(), layout.servers);
+  ranges_ = spec_.key_ranges();
   for (const KeyRange& r : ranges_)
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
@@ -238,6 +239,12 @@ void Scheduler::absorb_traffic_report(const Message& m) {
   if (report.contains("bytes_from_workers"))
     env_.metrics().bytes_to_servers(
         wire_json::integer_member<std::uint64_t>(report, "bytes_from_workers", what));
+  if (report.contains("load") && spec_.layout.is_server(m.header.sender)) {
+    // One line per server in events.jsonl; the summary's server_load adds them up.
+    nlohmann::json fields = ServerLoad::from_json(report["load"], what).to_json();
+    fields["server"] = spec_.layout.server_index(m.header.sender);
+    env_.metrics().event(env_.now(), "server_load", std::move(fields));
+  }
 }
 
 bool Scheduler::all_workers_finished() const {

@@ -17,6 +17,7 @@
 #include "runtime/roles/membership.h"
 #include "runtime/roles/pull_gate.h"
 #include "runtime/roles/replica_log.h"
+#include "runtime/roles/server_load.h"
 #include "runtime/roles/report_schedule.h"
 #include "runtime/roles/shard.h"
 
@@ -100,6 +101,7 @@ class Server {
   bool rejoining_;
   /// Encoded bytes of the workers' pushes and pulls handled here (the summary's bytes_to_servers).
   std::uint64_t bytes_from_workers_ = 0;
+  ServerLoad load_;  ///< reported with the traffic report (the summary's server_load)
 };
 
 }  // namespace pstwin

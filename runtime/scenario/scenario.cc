@@ -13,6 +13,7 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/hybrid_sync_checks.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/partition_section.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/simulation_section.h"
 #include "runtime/scenario/strict_json.h"
@@ -93,7 +94,7 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
 Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
                  {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
-                  "fault_tolerance", "failures", "output", "simulation"});
+                  "fault_tolerance", "failures", "partition", "output", "simulation"});
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));
@@ -125,6 +126,7 @@ Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_d
   if (s.fault_tolerance.enabled && !o.has("fault_tolerance"))
     check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
   check_hybrid_sync(s);
+  if (o.has("partition")) s.partition = parse_partition(o.at("partition"), o.ptr("partition"));
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {

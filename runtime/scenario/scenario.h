@@ -11,6 +11,7 @@
 
 #include "kernels/device_spec.h"
 #include "runtime/consistency/controller.h"
+#include "runtime/key_placement.h"
 #include "runtime/model/model_section.h"
 #include "runtime/scenario/simulation_section.h"
 
@@ -223,6 +224,7 @@ struct Scenario {
   std::vector<StragglerSpec> stragglers;
   FaultToleranceSection fault_tolerance;
   std::vector<FailureSpec> failures;
+  PartitionSpec partition;  ///< "partition" (default "range"); no block owners yet
   OutputSection output;
   SimulationSection simulation;  ///< "simulation": read by simulate only
   /// The JSON it was parsed from, after --set overrides. For a variant's own scenario
