@@ -197,6 +197,8 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
     spec.train_eval_rows = prepared.train_eval_rows;
   }
   spec.partition = scenario.partition;
+  for (const FailureSpec& f : scenario.failures)
+    if (f.kind == FailureSpec::Kind::kJoin) ++spec.partition.joining_servers;
   if (spec.partition.scheme == PartitionScheme::kBalanced)
     spec.partition.block_owner = balanced_owners(
         block_weights(spec.num_keys(), spec.partition.block_keys, prepared.shape.key_accesses),

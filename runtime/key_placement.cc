@@ -36,11 +36,12 @@ std::vector<std::vector<std::uint32_t>> range_holders(std::uint64_t num_keys, st
   const std::size_t ranges = key_ranges(num_keys, servers, p).size();
   std::vector<std::vector<std::uint32_t>> holders(ranges);
   if (p.scheme == PartitionScheme::kConsistentHash) {
-    std::vector<std::uint32_t> all(servers);
-    std::iota(all.begin(), all.end(), 0u);
-    const HashRing ring(all, p.virtual_nodes);
-    for (std::size_t r = 0; r < ranges; ++r) holders[r] = ring.owners(r, replication);
-    return holders;
+    if (p.joining_servers >= servers)
+      throw std::invalid_argument("hash partition: " + std::to_string(p.joining_servers) + " of " +
+                                  std::to_string(servers) + " servers join later; one must be there");
+    std::vector<std::uint32_t> present(servers - p.joining_servers);
+    std::iota(present.begin(), present.end(), 0u);
+    return ring_holders(num_keys, present, replication, p);
   }
   if (p.scheme == PartitionScheme::kBalanced && p.block_owner.size() != ranges)
     throw std::invalid_argument("balanced partition: " + std::to_string(p.block_owner.size()) +
@@ -53,6 +54,17 @@ std::vector<std::vector<std::uint32_t>> range_holders(std::uint64_t num_keys, st
                                   std::to_string(first) + " of " + std::to_string(servers));
     for (std::uint32_t k = 0; k < replication; ++k) holders[r].push_back((first + k) % servers);
   }
+  return holders;
+}
+
+std::vector<std::vector<std::uint32_t>> ring_holders(std::uint64_t num_keys, const std::vector<std::uint32_t>& present,
+                                                     std::uint32_t replication, const PartitionSpec& p) {
+  if (p.scheme != PartitionScheme::kConsistentHash)
+    throw std::invalid_argument("ring_holders: the partition is not consistent_hash");
+  const HashRing ring(present, p.virtual_nodes);
+  const std::size_t ranges = key_ranges(num_keys, 1, p).size();
+  std::vector<std::vector<std::uint32_t>> holders(ranges);
+  for (std::size_t r = 0; r < ranges; ++r) holders[r] = ring.owners(r, replication);
   return holders;
 }
 

@@ -30,6 +30,9 @@ struct PartitionSpec {
   std::uint64_t block_keys = 256;     ///< keys per block, >= 1
   /// kBalanced: by block, the server index that leads it (balanced_owners). Empty otherwise.
   std::vector<std::uint32_t> block_owner;
+  /// kConsistentHash: the last `joining_servers` servers are not on the ring at the start; they
+  /// join during the run (a scenario's "join" failures).
+  std::uint32_t joining_servers = 0;
 };
 
 /// The job's key ranges, by range index: range_partition(num_keys, servers) under kRange (one per
@@ -45,6 +48,12 @@ std::vector<KeyRange> key_ranges(std::uint64_t num_keys, std::uint32_t servers, 
 /// have one valid server index per block.
 std::vector<std::vector<std::uint32_t>> range_holders(std::uint64_t num_keys, std::uint32_t servers,
                                                       std::uint32_t replication, const PartitionSpec& p);
+
+/// Under kConsistentHash, by range: the `replication` holders of each block on the ring of the
+/// servers `present` (indices), primary first. Throws std::invalid_argument as HashRing does,
+/// or when p is not kConsistentHash.
+std::vector<std::vector<std::uint32_t>> ring_holders(std::uint64_t num_keys, const std::vector<std::uint32_t>& present,
+                                                     std::uint32_t replication, const PartitionSpec& p);
 
 /// kBalanced's placement: by block, a server index such that the summed weight of each server's
 /// blocks is even. Greedy "longest processing time first" (Graham 1969): blocks by weight

@@ -100,7 +100,6 @@ bool Server::handle(Message m) {
       // Fencing: a worker declared dead is heard again only through a rejoin.
       if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
       if (!routed_here(m, /*as_primary=*/true)) break;
-      bytes_from_workers_ += encoded_size(m);
       ++load_.requests;
       load_.bytes_in += encoded_size(m);
       // The shard and the consistency model count pushers: workers, or hosts under hybrid.

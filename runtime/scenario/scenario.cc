@@ -14,6 +14,7 @@
 #include "runtime/scenario/hybrid_sync_checks.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/partition_section.h"
+#include "runtime/scenario/server_joins.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/simulation_section.h"
 #include "runtime/scenario/strict_json.h"
@@ -127,6 +128,7 @@ Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_d
     check_heartbeat_margin(s.fault_tolerance, s.cluster, o.ptr("fault_tolerance"));
   check_hybrid_sync(s);
   if (o.has("partition")) s.partition = parse_partition(o.at("partition"), o.ptr("partition"));
+  check_joins_need_hash(s);
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
