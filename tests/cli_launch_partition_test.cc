@@ -5,6 +5,9 @@
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
+
+#include "runtime/hash_ring.h"
 
 #include "tests/sim_test_support.h"
 
@@ -72,6 +75,69 @@ TEST(LaunchPartition, ConsistentHashBspParityAcrossEnvironments) {
   expect_parity(dir, s);
 }
 
+/// The lines of events.jsonl in `dir` of type `type`.
+std::vector<nlohmann::json> events_of(const std::string& dir, const std::string& type) {
+  std::vector<nlohmann::json> out;
+  std::istringstream lines(read_file(dir + "/events.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    auto e = nlohmann::json::parse(line);
+    if (e["type"] == type) out.push_back(std::move(e));
+  }
+  return out;
+}
+
+TEST(LaunchPartition, AServerJoiningMidRunTakesOnlyItsBlocksAndBspParametersStayTheSame) {
+  const std::string dir = fresh_dir();
+  auto s = bsp_toy(dir);
+  s["training"]["iterations"] = 40;
+  s["partition"] = {{"scheme", "consistent_hash"}, {"virtual_nodes", 20}, {"block_keys", 1}};
+  s["fault_tolerance"] = nlohmann::json::object();  // heartbeats in both runs, as a join needs
+  write_json(dir + "/fixed.json", s);
+  auto r = run_pstwin("simulate " + dir + "/fixed.json --quiet --out " + dir + "/fixed");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto fixed = read_json(dir + "/fixed/bsp/summary.json");
+
+  // A fourth server joins half-way through.
+  s["cluster"]["servers"] = 4;
+  const double half = fixed["sim_time_s"].get<double>() / 2;
+  s["failures"] = nlohmann::json::array({{{"join", "server"}, {"at", std::to_string(half) + "s"}}});
+  write_json(dir + "/join.json", s);
+  r = run_pstwin("simulate " + dir + "/join.json --quiet --out " + dir + "/join");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto joined = read_json(dir + "/join/bsp/summary.json");
+  EXPECT_EQ(joined["params_sha256"], fixed["params_sha256"]);
+  EXPECT_EQ(joined["updates"], fixed["updates"]);  // no push applied twice or lost
+
+  const auto join = events_of(dir + "/join/bsp", "server_joined");
+  ASSERT_EQ(join.size(), 1u);
+  EXPECT_EQ(join[0]["node"], "server:3");
+  // Exactly the blocks the ring with server 3 gives it (21 keys, one per block).
+  const HashRing three({0, 1, 2}, 20), four({0, 1, 2, 3}, 20);
+  std::uint64_t own = 0;
+  for (std::uint64_t b = 0; b < 21; ++b) {
+    if (four.owner(b) == 3) ++own;
+    else EXPECT_EQ(four.owner(b), three.owner(b));
+  }
+  EXPECT_EQ(join[0]["keys_moving"], own);
+  EXPECT_DOUBLE_EQ(join[0]["share_moving"].get<double>(), own / 21.0);
+  const auto moved = events_of(dir + "/join/bsp", "range_moved");
+  EXPECT_EQ(moved.size(), own);
+  for (const auto& m : moved) EXPECT_EQ(m["server"], "server:3");
+  EXPECT_GT(joined["server_load"]["per_server"][3]["requests"].get<double>(), 0);
+  EXPECT_TRUE(events_of(dir + "/join/bsp", "node_lost").empty());
+}
+
+TEST(LaunchPartition, LaunchRefusesAServerJoiningForNow) {
+  const std::string dir = fresh_dir();
+  auto s = bsp_toy(dir);
+  s["partition"] = "consistent_hash";
+  s["failures"] = nlohmann::json::array({{{"join", "server"}, {"at", "1s"}}});
+  write_json(dir + "/s.json", s);
+  const auto r = run_pstwin("launch " + dir + "/s.json --out " + dir + "/out");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("simulated only"), std::string::npos) << r.output;
+}
+
 /// Ratings where a few items take most of the ratings: item i drawn as 200 * x^3 for uniform x,
 /// 40 users, 3,000 ratings, from a fixed LCG.
 void write_skewed_ratings(const std::string& path) {
@@ -90,10 +156,10 @@ void write_skewed_ratings(const std::string& path) {
   }
 }
 
-TEST(LaunchPartition, BalancedEvensTheServersBytesOnSkewedRatings) {
-  const std::string dir = fresh_dir();
+/// Matrix factorisation on write_skewed_ratings's file in `dir`: 2 workers, 4 servers, BSP.
+nlohmann::json skewed_mf(const std::string& dir) {
   write_skewed_ratings(dir + "/ratings.csv");
-  auto s = nlohmann::json::parse(R"({
+  return nlohmann::json::parse(R"({
     "name": "mf-skew", "seed": 2,
     "data": {"format": "ratings", "file": "ratings.csv", "partition": "shuffled"},
     "model": {"type": "mf", "rank": 16, "l2": 0.02},
@@ -105,6 +171,21 @@ TEST(LaunchPartition, BalancedEvensTheServersBytesOnSkewedRatings) {
       "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
     }
   })");
+}
+
+TEST(LaunchPartition, BalancedBspParityAcrossEnvironments) {
+  // Servers read no data: the access counts that place the blocks reach them in the address
+  // book, and they must place every block where the scheduler and the workers do.
+  const std::string dir = fresh_dir();
+  auto s = skewed_mf(dir);
+  s["training"]["iterations"] = 30;
+  s["partition"] = {{"scheme", "balanced"}, {"block_keys", 10}};
+  expect_parity(dir, s);
+}
+
+TEST(LaunchPartition, BalancedEvensTheServersBytesOnSkewedRatings) {
+  const std::string dir = fresh_dir();
+  auto s = skewed_mf(dir);
   std::map<std::string, double> bytes_imbalance;
   for (const char* scheme : {"range", "balanced"}) {
     s["partition"] = scheme == std::string("range") ? nlohmann::json("range")

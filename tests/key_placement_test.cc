@@ -166,5 +166,59 @@ TEST(PartitionSection, ReadsTheSchemesAndRefusesBadSettingsAtTheirPointer) {
   EXPECT_EQ(error_pointer(s), "/partition/ring");
 }
 
+TEST(KeyPlacement, JoiningServersStartOffTheRingAndRingHoldersAddThem) {
+  PartitionSpec p;
+  p.scheme = PartitionScheme::kConsistentHash;
+  p.block_keys = 1;
+  p.virtual_nodes = 50;
+  p.joining_servers = 1;
+  const auto before = range_holders(400, 4, 1, p);
+  const auto after = ring_holders(400, {0, 1, 2, 3}, 1, p);
+  EXPECT_EQ(before, ring_holders(400, {0, 1, 2}, 1, p));
+  std::size_t moved = 0;
+  for (std::size_t r = 0; r < before.size(); ++r) {
+    EXPECT_NE(before[r][0], 3u);
+    if (before[r] != after[r]) {
+      ++moved;
+      EXPECT_EQ(after[r][0], 3u) << "block " << r << " moved to a server that was there before";
+    }
+  }
+  EXPECT_GT(moved, 0u);
+  p.joining_servers = 4;
+  EXPECT_THROW(range_holders(400, 4, 1, p), std::invalid_argument);
+}
+
+TEST(PartitionSection, JoinsAreRefusedAtTheirPointerWhenTheyCannotWork) {
+  auto s = base_scenario();
+  s["cluster"]["servers"] = 3;
+  s["partition"] = {{"scheme", "consistent_hash"}, {"block_keys", 8}};
+  s["failures"] = nlohmann::json::array({{{"join", "server"}, {"at", "1s"}}});
+  const Scenario ok = parse_scenario(s);
+  EXPECT_EQ(ok.failures[0].kind, FailureSpec::Kind::kJoin);
+  EXPECT_EQ(ok.failures[0].target.text(), "server:2");  // the last server joins
+  EXPECT_TRUE(ok.fault_tolerance.enabled);
+
+  s["failures"][0]["join"] = "worker";
+  EXPECT_EQ(error_pointer(s), "/failures/0/join");
+  s["failures"][0]["join"] = "server";
+  s["failures"][0]["at"] = "-1s";
+  EXPECT_EQ(error_pointer(s), "/failures/0/at");
+  s["failures"][0]["at"] = "1s";
+  s["failures"][0]["recover_at"] = "2s";
+  EXPECT_EQ(error_pointer(s), "/failures/0/recover_at");
+  s["failures"][0].erase("recover_at");
+  s["partition"] = "range";
+  EXPECT_EQ(error_pointer(s), "/failures/0/join");
+  s["partition"] = "consistent_hash";
+  s["failures"].push_back({{"node", "server:2"}, {"at", "3s"}});
+  EXPECT_EQ(error_pointer(s), "/failures/1");
+  s["failures"][1] = {{"join", "server"}, {"at", "2s"}};
+  s["failures"].push_back({{"join", "server"}, {"at", "3s"}});
+  EXPECT_EQ(error_pointer(s), "/failures/2");  // three joins, three servers
+  s["failures"].erase(2);
+  s["fault_tolerance"] = {{"replication", 2}};
+  EXPECT_EQ(error_pointer(s), "/fault_tolerance/replication");  // one server at the start
+}
+
 }  // namespace
 }  // namespace pstwin
