@@ -5,7 +5,6 @@
 
 #include <cmath>
 #include <fstream>
-#include <sstream>
 
 #include "runtime/hash_ring.h"
 
@@ -73,17 +72,6 @@ TEST(LaunchPartition, ConsistentHashBspParityAcrossEnvironments) {
   s["training"]["iterations"] = 30;
   s["partition"] = {{"scheme", "consistent_hash"}, {"virtual_nodes", 20}, {"block_keys", 5}};
   expect_parity(dir, s);
-}
-
-/// The lines of events.jsonl in `dir` of type `type`.
-std::vector<nlohmann::json> events_of(const std::string& dir, const std::string& type) {
-  std::vector<nlohmann::json> out;
-  std::istringstream lines(read_file(dir + "/events.jsonl"));
-  for (std::string line; std::getline(lines, line);) {
-    auto e = nlohmann::json::parse(line);
-    if (e["type"] == type) out.push_back(std::move(e));
-  }
-  return out;
 }
 
 TEST(LaunchPartition, AServerJoiningMidRunTakesOnlyItsBlocksAndBspParametersStayTheSame) {
