@@ -283,6 +283,8 @@ int launch_command(const std::vector<std::string>& args) {
     else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
     for (const auto& f : run.failures)
       if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
+      else if (f.kind == FailureSpec::Kind::kJoin)
+        why = "cannot start a joining server yet: servers joining a running job are simulated only";
     if (!why.empty()) {
       std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
       return 2;

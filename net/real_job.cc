@@ -112,7 +112,8 @@ namespace {
 
 nlohmann::json shape_json(const ModelShape& shape) {
   return {{"features", shape.features}, {"classes", shape.classes}, {"users", shape.users},
-          {"items", shape.items}, {"train_mean", shape.train_mean}, {"train_rows", shape.train_rows}};
+          {"items", shape.items}, {"train_mean", shape.train_mean}, {"train_rows", shape.train_rows},
+          {"key_accesses", shape.key_accesses}};
 }
 
 /// The model shape of an address book; ProtocolError naming the field when it is not one (each
@@ -127,6 +128,7 @@ ModelShape shape_from_json(const nlohmann::json& j) {
   shape.items = wire_json::integer_member<std::size_t>(j, "items", what);
   shape.train_mean = wire_json::number_member(j, "train_mean", what);
   shape.train_rows = wire_json::integer_member<std::size_t>(j, "train_rows", what);
+  shape.key_accesses = wire_json::integer_list<std::uint64_t>(j, "key_accesses", what);
   return shape;
 }
 

@@ -16,6 +16,12 @@ void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys) {
                         "a model of " + std::to_string(keys) + " keys over " +
                             std::to_string(scenario.cluster.servers) +
                             " servers gives a server more than 2^32 - 1 keys; add servers");
+  // Each block is a key range: a message per worker and clock, and a 32-bit range id.
+  const PartitionSpec& p = scenario.partition;
+  if (p.scheme != PartitionScheme::kRange && (keys + p.block_keys - 1) / p.block_keys > kMaxBlocks)
+    throw ScenarioError("/partition/block_keys",
+                        std::to_string(p.block_keys) + " keys per block cut a model of " + std::to_string(keys) +
+                            " keys into more than " + std::to_string(kMaxBlocks) + " blocks; use larger blocks");
 }
 
 void check_workers_have_rows(const Scenario& scenario, std::uint64_t rows, const std::string& source) {

@@ -9,9 +9,14 @@
 
 namespace pstwin {
 
+/// The most key blocks a "consistent_hash" or "balanced" partition may make: each is a key range,
+/// so a message per worker and clock.
+inline constexpr std::uint64_t kMaxBlocks = 1u << 20;
+
 /// Throws ScenarioError at /cluster/servers when a model of `keys` keys leaves a server with
 /// none (its clock, and every evaluation, would stay at 0) or one with more than 2^32 - 1 (range
-/// sizes travel as 32-bit lengths).
+/// sizes travel as 32-bit lengths), and at /partition/block_keys when a block partition
+/// would cut the keys into more than kMaxBlocks blocks.
 void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys);
 
 /// Throws ScenarioError at /cluster/workers when `rows` training rows (from `source`, for the

@@ -12,12 +12,12 @@ ResumePoint load_resume_point(const std::string& dir, const JobSpec& spec,
   const auto clock = latest_complete(dir, skipped);
   if (!clock) throw CheckpointError(dir + ": no complete checkpoint to resume from");
   const auto ranges = load_checkpoint(dir, *clock);
-  const auto expected = range_partition(spec.num_keys(), spec.layout.servers);
+  const auto expected = spec.key_ranges();
   const std::string where = checkpoint_clock_dir(dir, *clock);
   if (ranges.size() != expected.size())
     throw CheckpointError(where + ": " + std::to_string(ranges.size()) +
                           " key ranges, but the job has " + std::to_string(expected.size()) +
-                          " servers (resume with the same number of servers)");
+                          " key ranges (resume with the same servers and partition)");
   if (*clock > static_cast<std::int64_t>(spec.iterations))
     throw CheckpointError(where + ": clock " + std::to_string(*clock) + " is past the job's " +
                           std::to_string(spec.iterations) + " iterations");

@@ -62,6 +62,14 @@ ModelShape shape_of(const PreparedTraining& p) {
   return shape;
 }
 
+/// By key, the training rows of `train` that touch it (Model::batch_keys row by row).
+std::vector<std::uint64_t> key_access_counts(const Model& model, const Dataset& train) {
+  std::vector<std::uint64_t> counts(model.num_parameters() / model.values_per_key(), 0);
+  for (std::uint32_t row = 0; row < train.rows; ++row)
+    for (std::uint64_t k : model.batch_keys(train, RowSelection{&row, 1})) ++counts.at(k);
+  return counts;
+}
+
 /// Gives worker w rows [w*N/W, (w+1)*N/W) of the training set, in file order or shuffled.
 void partition(const Scenario& scenario, PreparedTraining& p) {
   const std::uint32_t workers = scenario.cluster.workers;
@@ -126,7 +134,10 @@ PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data, std:
   if (data == NodeData::kNone) return p;
   read_datasets(scenario, data == NodeData::kAll, p);
   if (rows_read) *rows_read = p.train->rows + (p.test ? p.test->rows : 0);
-  if (data == NodeData::kAll) build_model(scenario, shape_of(p), p);
+  if (data == NodeData::kAll) {
+    build_model(scenario, shape_of(p), p);
+    if (p.model->sparse()) p.shape.key_accesses = key_access_counts(*p.model, *p.train);
+  }
   partition(scenario, p);
   if (data == NodeData::kAll) sample_train_eval_rows(scenario, p);
   return p;
@@ -187,6 +198,13 @@ JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& varian
     spec.worker_rows = prepared.worker_rows;
     spec.train_eval_rows = prepared.train_eval_rows;
   }
+  spec.partition = scenario.partition;
+  for (const FailureSpec& f : scenario.failures)
+    if (f.kind == FailureSpec::Kind::kJoin) ++spec.partition.joining_servers;
+  if (spec.partition.scheme == PartitionScheme::kBalanced)
+    spec.partition.block_owner = balanced_owners(
+        block_weights(spec.num_keys(), spec.partition.block_keys, prepared.shape.key_accesses),
+        spec.layout.servers);
   return spec;
 }
 

@@ -24,6 +24,9 @@ struct ModelShape {
   /// Rows of the training set: with training.epochs, they set the clocks per worker
   /// (iterations_per_worker), which a server must know without reading the data.
   std::size_t train_rows = 0;
+  /// Sparse models (mf): by key, how many training rows touch it, the weights a "balanced"
+  /// partition places blocks by (key_access_counts). Empty for dense models.
+  std::vector<std::uint64_t> key_accesses;
   bool operator==(const ModelShape&) const = default;
 };
 

@@ -24,7 +24,7 @@ NodeId node_of(const JobLayout& layout, const NodeRef& ref) {
 /// One thing the injector does at one time.
 struct Action {
   double at_s;
-  enum class What { kFailNode, kRestartNode, kFailLink, kRestoreLink } what;
+  enum class What { kFailNode, kRestartNode, kFailLink, kRestoreLink, kJoinNode } what;
   NodeId node;
   std::string name;
 };
@@ -53,6 +53,10 @@ void start_failure_injector(SimWorld& world, SimNodeStates& states,
   std::vector<Action> actions;
   for (const auto& e : schedule) {
     const NodeId node = node_of(world.layout, e.target);
+    if (e.kind == FailureSpec::Kind::kJoin) {
+      actions.push_back({e.at_s, Action::What::kJoinNode, node, e.target.text()});
+      continue;
+    }
     const bool link = e.kind == FailureSpec::Kind::kLink;
     actions.push_back({e.at_s, link ? Action::What::kFailLink : Action::What::kFailNode, node,
                        e.target.text()});
@@ -98,6 +102,12 @@ void start_failure_injector(SimWorld& world, SimNodeStates& states,
           hooks.restart(a.node);
           break;
         }
+        case Action::What::kJoinNode:
+          // A server that was not there at the start: its first process starts now and asks to
+          // join (Server with `rejoining`: it holds nothing yet).
+          world.metrics->event(now, "node_started", {{"node", a.name}});
+          hooks.restart(a.node);
+          break;
         case Action::What::kFailLink:
           world.metrics->event(now, "link_failed", {{"node", a.name}});
           states.failed_once[a.node] = true;

@@ -122,7 +122,19 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
     if (spec.fault.enabled && n != JobLayout::scheduler())
       start_heartbeats(world, states, n, hosts[n], spec.fault.heartbeat_interval_s);
   };
-  for (NodeId n = 0; n < layout.nodes(); ++n) start_node(n, false);
+  // A server that joins later starts then (the failure injector's kJoin); until it does it is
+  // counted as a node with an injected event, which may end unfinished.
+  std::vector<bool> joins_later(layout.nodes(), false);
+  for (const FailureSpec& f : scenario.failures)
+    if (f.kind == FailureSpec::Kind::kJoin) joins_later[layout.server(f.target.index)] = true;
+  for (NodeId n = 0; n < layout.nodes(); ++n) {
+    if (!joins_later[n]) {
+      start_node(n, false);
+      continue;
+    }
+    states.running[n] = false;
+    states.failed_once[n] = true;
+  }
   if (!scenario.failures.empty()) {
     InjectorHooks hooks;
     hooks.restart = [&](NodeId n) { start_node(n, true); };

@@ -221,9 +221,9 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
       {"node not a string", [](json& d) { d["failures"][0]["node"] = 1; }, "/failures/0/node",
        "/failures/0/node: expected \"scheduler\", \"server:<i>\" or \"worker:<i>\", got 1"},
       {"no kind", [](json& d) { d["failures"][0].erase("node"); }, "/failures/0",
-       "/failures/0: expected exactly one of the keys \"node\", \"link\" or \"random\", got none"},
+       "/failures/0: expected exactly one of the keys \"node\", \"link\", \"random\" or \"join\", got none"},
       {"two kinds", [](json& d) { d["failures"][0]["link"] = "worker:1"; }, "/failures/0",
-       "/failures/0: expected exactly one of the keys \"node\", \"link\" or \"random\", got \"node\" and \"link\""},
+       "/failures/0: expected exactly one of the keys \"node\", \"link\", \"random\" or \"join\", got \"node\" and \"link\""},
       {"entry not an object", [](json& d) { d["failures"][0] = "server:1"; }, "/failures/0",
        "/failures/0: expected an object, got string \"server:1\""},
       {"missing at", [](json& d) { d["failures"][1].erase("at"); }, "/failures/1/at",
@@ -257,7 +257,7 @@ TEST(ScenarioFaults, BadValuesNameTheirPointerAndWhatWasExpected) {
        [](json& d) { d["failures"].push_back({{"node", "server:1"}, {"at", "4s"}}); }, "/failures/6",
        "/failures/6: server:1 is already down then (entry 0): the failures of one node must not overlap"},
       {"unknown failure key", [](json& d) { d["failures"][0]["type"] = "crash"; }, "/failures/0/type",
-       "/failures/0/type: unknown key \"type\"; allowed keys: node, link, random, at, recover_at, mtbf, repair, nodes"},
+       "/failures/0/type: unknown key \"type\"; allowed keys: node, link, random, join, at, recover_at, mtbf, repair, nodes"},
   };
   for (const BadCase& c : cases) {
     json d = faulty_scenario();

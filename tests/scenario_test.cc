@@ -294,7 +294,7 @@ TEST(Scenario, MessagesSayWhatWasExpectedAndGot) {
 
   d = full_scenario();
   d["failures"] = json::array({json::object()});
-  EXPECT_EQ(error_message(d), "/failures/0: expected exactly one of the keys \"node\", \"link\" or \"random\", got none");
+  EXPECT_EQ(error_message(d), "/failures/0: expected exactly one of the keys \"node\", \"link\", \"random\" or \"join\", got none");
 }
 
 TEST(Scenario, IntegralFloatsAreAcceptedAsIntegers) {

@@ -59,6 +59,8 @@ class RunRecorder : public MetricsSink {
   /// The events written so far that time_lost_to_failures reads (is_failure_accounting_event),
   /// as events.jsonl holds them, in the order they arrived.
   const std::vector<nlohmann::json>& failure_events() const { return failure_events_; }
+  /// The "server_load" events written so far (one per server report), as events.jsonl holds them.
+  const std::vector<nlohmann::json>& server_loads() const { return server_loads_; }
   /// Flushes both files.
   void flush();
 
@@ -85,6 +87,7 @@ class RunRecorder : public MetricsSink {
   std::string reason_;
   std::string stop_rule_;
   std::vector<nlohmann::json> failure_events_;
+  std::vector<nlohmann::json> server_loads_;
 };
 
 }  // namespace pstwin

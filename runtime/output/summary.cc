@@ -7,6 +7,7 @@
 
 #include "runtime/output/atomic_file.h"
 #include "runtime/output/failure_accounting.h"
+#include "runtime/output/server_load_summary.h"
 
 namespace pstwin {
 
@@ -59,6 +60,8 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["updates"] = recorder.updates();
   s["bytes_sent"] = facts.bytes_sent;
   s["bytes_to_servers"] = recorder.bytes_to_servers();
+  s["server_load"] = server_load_summary(recorder.server_loads(), scenario.cluster.servers);
+  s["partition"] = partition_scheme_name(scenario.partition.scheme);
   s["messages_sent"] = facts.messages_sent;
   s["worker_compute_s"] = facts.worker_compute_s;
   s["staleness_mean"] = recorder.staleness_mean();

@@ -63,6 +63,45 @@ std::vector<RangeServer> Failover::server_back(NodeId server) {
   return backups;
 }
 
+std::vector<RangeServer> Failover::server_join(NodeId server, const std::vector<std::vector<NodeId>>& target) {
+  standing_.at(server) = Standing::kActive;
+  std::vector<RangeServer> added;
+  for (std::uint32_t r = 0; r < membership_.replicas.size(); ++r) {
+    auto& set = membership_.replicas[r];
+    if (set == target.at(r)) continue;
+    for (NodeId n : target[r])
+      if (std::find(set.begin(), set.end(), n) == set.end()) {
+        set.push_back(n);  // a backup until it holds the state
+        unsynced_[r].push_back(n);
+        added.push_back({r, n});
+      }
+    move_target_[r] = target[r];
+  }
+  ++membership_.epoch;
+  return added;
+}
+
+std::vector<RangeServer> Failover::complete_moves() {
+  std::vector<RangeServer> moved;
+  for (auto it = move_target_.begin(); it != move_target_.end();) {
+    const std::uint32_t r = it->first;
+    const auto& target = it->second;
+    auto& set = membership_.replicas[r];
+    const bool ready = std::all_of(target.begin(), target.end(), [&](NodeId n) {
+      return std::find(set.begin(), set.end(), n) != set.end() && !unsynced(r, n) && active(n);
+    });
+    if (!ready) {
+      ++it;
+      continue;
+    }
+    set = target;
+    moved.push_back({r, set.front()});
+    it = move_target_.erase(it);
+  }
+  if (!moved.empty()) ++membership_.epoch;
+  return moved;
+}
+
 void Failover::worker_dead(NodeId worker) {
   standing_.at(worker) = Standing::kDead;
   membership_.dead_workers.at(layout_.worker_index(worker)) = true;

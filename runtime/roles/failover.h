@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <vector>
 
 #include "runtime/message.h"
@@ -94,6 +95,19 @@ class Failover {
   /// promoted from now on. Unknown ranges are ignored.
   void backup_synced(std::uint32_t range, NodeId backup);
 
+  /// Server `server`, absent so far, joins (elastic servers): it is active, and `target` gives,
+  /// by range, the servers (node ids, primary first) that should hold each range now. Where a
+  /// range's holders differ, every target server not holding it becomes an unsynced backup
+  /// (returned, in range order) and the range waits for move_ready; the epoch grows by one.
+  /// REQUIRES a server id and one target set per range.
+  std::vector<RangeServer> server_join(NodeId server, const std::vector<std::vector<NodeId>>& target);
+  /// Finishes the waiting moves whose target servers all hold the range's state: the range's
+  /// holders become its target set (the new primary first; a former holder outside it leaves
+  /// the range). Returns those ranges with their new primary; the epoch grows by one when any.
+  std::vector<RangeServer> complete_moves();
+  /// Whether some range still waits to move to its target servers.
+  bool moving() const { return !move_target_.empty(); }
+
   /// The nodes to tell a new membership: every active node but the scheduler, in id order.
   std::vector<NodeId> to_tell() const;
 
@@ -110,6 +124,8 @@ class Failover {
   /// By range: backups assigned since the start whose primary has not yet confirmed they hold
   /// the range's state; never promoted.
   std::vector<std::vector<NodeId>> unsynced_;
+  /// By range: the holders a join gave it, until complete_moves hands it over.
+  std::map<std::uint32_t, std::vector<NodeId>> move_target_;
 };
 
 }  // namespace pstwin

@@ -9,6 +9,7 @@
 #include "runtime/consistency/controller.h"
 #include "runtime/data/dataset.h"
 #include "runtime/job_layout.h"
+#include "runtime/key_placement.h"
 #include "runtime/message.h"
 #include "runtime/model/model.h"
 #include "runtime/roles/compression_config.h"
@@ -68,6 +69,8 @@ struct JobSpec {
   double stall_timeout_s = 3600.0;   ///< a role waiting this long with nothing to do fails
   FaultConfig fault;
   CompressionConfig compression;     ///< scenario "compression": clipping, packed pushes and pulls
+  /// How keys are cut into key ranges and placed on servers (scenario section "partition").
+  PartitionSpec partition;
   /// Set when the job resumes from a checkpoint (pstwin launch --resume): the scheduler starts
   /// the servers from it and the workers at its clock.
   std::optional<ResumePoint> resume;
@@ -86,6 +89,9 @@ struct JobSpec {
   std::uint64_t values_per_key() const { return model ? model->values_per_key() : 1; }
   /// Keys of the model; server key ranges partition [0, num_keys()).
   std::uint64_t num_keys() const { return num_parameters() / values_per_key(); }
+  /// The job's key ranges by range index (key_ranges of `partition`): one per server under the
+  /// range partition, one per block of keys otherwise.
+  std::vector<KeyRange> key_ranges() const { return pstwin::key_ranges(num_keys(), layout.servers, partition); }
   /// Hybrid synchronisation: the workers of a host reduce inside the host, one leader per host
   /// talks to the servers (DESIGN.md, "Hybrid synchronisation").
   bool hybrid() const { return consistency.sync == SyncMode::kHybrid; }

@@ -86,13 +86,19 @@ Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::
 }
 
 Membership Membership::from_message(const Message& m, const JobSpec& spec) {
-  return from_message(m, spec.layout.servers, spec.layout.workers, spec.layout.server(0),
-                      spec.layout.servers);
+  return from_message(m, static_cast<std::uint32_t>(spec.key_ranges().size()), spec.layout.workers,
+                      spec.layout.server(0), spec.layout.servers);
 }
 
 Membership initial_membership(const JobSpec& spec) {
-  return initial_membership(spec.layout.servers, spec.layout.servers, spec.layout.workers,
-                            spec.fault.replication, spec.layout.server(0));
+  Membership m;
+  for (const auto& holders : range_holders(spec.num_keys(), spec.layout.servers,
+                                           spec.fault.replication, spec.partition)) {
+    auto& set = m.replicas.emplace_back();
+    for (std::uint32_t s : holders) set.push_back(spec.layout.server(s));
+  }
+  m.dead_workers.assign(spec.layout.workers, false);
+  return m;
 }
 
 }  // namespace pstwin

@@ -31,7 +31,7 @@ struct Membership {
   /// one range, the wrong number of ranges or workers.
   static Membership from_message(const Message& m, std::uint32_t ranges, std::uint32_t workers,
                                  NodeId first_server, std::uint32_t servers);
-  /// The same for the job `spec` describes (one key range per server).
+  /// The same for the job `spec` describes (its key ranges, spec.key_ranges()).
   static Membership from_message(const Message& m, const JobSpec& spec);
 };
 
@@ -43,8 +43,10 @@ struct Membership {
 Membership initial_membership(std::uint32_t ranges, std::uint32_t servers, std::uint32_t workers,
                               std::uint32_t replication, NodeId first_server);
 
-/// The starting assignment of the job `spec` describes: one key range per server, replicated
-/// spec.fault.replication times. Every role derives it the same way, so it is never sent.
+/// The starting assignment of the job `spec` describes: its key ranges placed by its partition
+/// (range_holders), replicated spec.fault.replication times; under the range partition the same
+/// as the overload above. Every role derives it the same way, so it is never sent. Throws
+/// std::invalid_argument when replication is 0 or exceeds the servers.
 Membership initial_membership(const JobSpec& spec);
 
 }  // namespace pstwin

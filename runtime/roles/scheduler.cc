@@ -11,6 +11,7 @@
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
+#include "runtime/roles/server_load.h"
 
 namespace pstwin {
 
@@ -35,9 +36,15 @@ void Scheduler::run() {
 void Scheduler::start_job() {
   const JobLayout& layout = spec_.layout;
   failover_ = Failover(layout, spec_.fault.replication, initial_membership(spec_));
+  // Servers that join later are not in the job yet: not watched, not told memberships.
+  const std::uint32_t first_joiner = layout.servers - spec_.partition.joining_servers;
+  for (std::uint32_t i = 0; i < layout.servers; ++i) {
+    if (i < first_joiner) ring_servers_.push_back(i);
+    else failover_.leave(layout.server(i));
+  }
   heartbeats_ = Heartbeats(layout.nodes(), env_.now(), spec_.fault.heartbeat_timeout_s);
   worker_done_.assign(layout.workers, false);
-  ranges_ = range_partition(spec_.num_keys(), layout.servers);
+  ranges_ = spec_.key_ranges();
   for (const KeyRange& r : ranges_)
     if (r.size() > 0xffffffffULL)
       throw std::invalid_argument("a server's key range exceeds 2^32 keys; add servers");
@@ -120,6 +127,7 @@ void Scheduler::handle(const Message& m) {
       break;
     case MsgType::kReplicaAck:  // a primary confirms that a new backup holds its range
       failover_.backup_synced(m.header.range, m.header.subject);
+      complete_moves();
       break;
     default:
       throw ProtocolError("scheduler: unexpected " + std::string(msg_type_name(m.header.type)) +
@@ -238,6 +246,12 @@ void Scheduler::absorb_traffic_report(const Message& m) {
   if (report.contains("bytes_from_workers"))
     env_.metrics().bytes_to_servers(
         wire_json::integer_member<std::uint64_t>(report, "bytes_from_workers", what));
+  if (report.contains("load") && spec_.layout.is_server(m.header.sender)) {
+    // One line per server in events.jsonl; the summary's server_load adds them up.
+    nlohmann::json fields = ServerLoad::from_json(report["load"], what).to_json();
+    fields["server"] = spec_.layout.server_index(m.header.sender);
+    env_.metrics().event(env_.now(), "server_load", std::move(fields));
+  }
 }
 
 bool Scheduler::all_workers_finished() const {
@@ -375,6 +389,11 @@ void Scheduler::handle_rejoin(const Message& m) {
     stop_now(node);
     return;
   }
+  if (layout.is_server(node) &&
+      std::find(ring_servers_.begin(), ring_servers_.end(), layout.server_index(node)) == ring_servers_.end()) {
+    handle_join(node);
+    return;
+  }
   // Restarted before its silence gave it away: its former process is dead all the same, and a
   // server's ranges must fail over before it comes back empty.
   if (!failover_.dead(node) && layout.is_server(node)) declare_dead(node, /*tell_it=*/false);
@@ -388,6 +407,37 @@ void Scheduler::handle_rejoin(const Message& m) {
   }
   // A restarted server holds nothing: it becomes a backup where one is missing.
   announce_backups(failover_.server_back(node));
+  broadcast_membership();
+}
+
+void Scheduler::handle_join(NodeId node) {
+  ring_servers_.push_back(spec_.layout.server_index(node));
+  std::vector<std::vector<NodeId>> target;
+  for (const auto& holders : ring_holders(spec_.num_keys(), ring_servers_, spec_.fault.replication, spec_.partition)) {
+    auto& set = target.emplace_back();
+    for (std::uint32_t s : holders) set.push_back(spec_.layout.server(s));
+  }
+  // What moves: the keys whose primary changes (only blocks the new server now owns).
+  std::uint64_t keys = 0, ranges = 0;
+  for (std::uint32_t r = 0; r < ranges_.size(); ++r)
+    if (target[r].front() != failover_.membership().primary(r)) {
+      keys += ranges_[r].size();
+      ++ranges;
+    }
+  env_.metrics().event(env_.now(), "server_joined",
+                       {{"node", node_name(node)}, {"ranges_moving", ranges}, {"keys_moving", keys},
+                        {"share_moving", spec_.num_keys() ? static_cast<double>(keys) / spec_.num_keys() : 0.0}});
+  announce_backups(failover_.server_join(node, target));
+  broadcast_membership();
+  complete_moves();  // a range whose holders only change order needs no state
+}
+
+void Scheduler::complete_moves() {
+  if (stopping_ || !failover_.moving()) return;
+  const std::vector<RangeServer> moved = failover_.complete_moves();
+  if (moved.empty()) return;
+  for (const RangeServer& m : moved)
+    env_.metrics().event(env_.now(), "range_moved", {{"range", m.range}, {"server", node_name(m.server)}});
   broadcast_membership();
 }
 

@@ -101,6 +101,11 @@ class Scheduler {
   /// none finished, wait (up to the stall timeout) for one to rejoin.
   void after_worker_death();
   void handle_rejoin(const Message& m);
+  /// A server absent at the start joins (elastic servers, DESIGN.md "Partitioning"): the ring
+  /// with it decides which ranges move; it becomes their backup, then their holder once synced.
+  void handle_join(NodeId node);
+  /// After a backup synced: hands over the ranges whose move is ready (not once stopping).
+  void complete_moves();
   /// Logs each new backup ("backup_assigned").
   void announce_backups(const std::vector<RangeServer>& backups);
   /// Sends the current membership to every active node.
@@ -115,6 +120,8 @@ class Scheduler {
   KernelBackend& kernels_;
   std::vector<KeyRange> ranges_;
   Failover failover_;
+  /// Server indices on the hash ring: those there from the start, then each that joined.
+  std::vector<std::uint32_t> ring_servers_;
   Heartbeats heartbeats_;
   SnapshotAssembler snapshots_;
   RangeAssembly finals_;

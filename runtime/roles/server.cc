@@ -21,7 +21,7 @@ Server::Server(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
       index_(index),
       name_("server " + std::to_string(index)),
       kernels_(kernels),
-      ranges_(range_partition(spec.num_keys(), spec.layout.servers)),
+      ranges_(spec.key_ranges()),
       membership_(initial_membership(spec)),
       rejoining_(rejoining) {
   if (rejoining_) {
@@ -50,7 +50,10 @@ void Server::run() {
                                seconds_text(spec_.stall_timeout_s) + " s");
     const std::uint32_t epoch_before = membership_.epoch;
     const bool started_before = started();
-    if (handle(std::move(*msg))) return;
+    const double handling_since = env_.now();
+    const bool done = handle(std::move(*msg));
+    load_.busy_s += env_.now() - handling_since;
+    if (done) return;
     // What was held may be deliverable now.
     if (membership_.epoch != epoch_before || (!started_before && started())) {
       std::deque<Message> retry;
@@ -98,7 +101,8 @@ bool Server::handle(Message m) {
       // Fencing: a worker declared dead is heard again only through a rejoin.
       if (membership_.dead_workers[w] && !(m.header.flags & msg_flags::kRejoin)) break;
       if (!routed_here(m, /*as_primary=*/true)) break;
-      bytes_from_workers_ += encoded_size(m);
+      ++load_.requests;
+      load_.bytes_in += encoded_size(m);  // as it travelled, packed or not
       // A compressed push: the shard and the replicas see floats.
       if (m.value_format != ValueFormat::kFloat32) env_.account(unpack_values(m));
       // The shard and the consistency model count pushers: workers, or hosts under hybrid.
@@ -390,6 +394,7 @@ void Server::send_ready() {
     if (p.kind == PendingReply::Kind::kPullReply && spec_.compression.pull.format != ValueFormat::kFloat32)
       env_.account(pack_values(reply, spec_.compression.pull,
                                packing_seed(spec_.compression.seed, p.worker, p.clock, p.range, true)));
+    load_.bytes_out += encoded_size(reply);
     env_.send(p.worker, std::move(reply));
   }
   ready_.clear();

@@ -18,6 +18,7 @@
 #include "runtime/roles/pull_gate.h"
 #include "runtime/roles/replica_log.h"
 #include "runtime/roles/report_schedule.h"
+#include "runtime/roles/server_load.h"
 #include "runtime/roles/shard.h"
 
 namespace pstwin {
@@ -98,8 +99,9 @@ class Server {
   std::uint32_t starts_seen_ = 0;
   bool stop_pending_ = false;
   bool rejoining_;
-  /// Encoded bytes of the workers' pushes and pulls handled here (the summary's bytes_to_servers).
-  std::uint64_t bytes_from_workers_ = 0;
+  /// What this server served, reported with its traffic report: the summary's server_load, and
+  /// load_.bytes_in its bytes_to_servers.
+  ServerLoad load_;
 };
 
 }  // namespace pstwin

@@ -46,7 +46,7 @@ bool Server::try_finish(bool immediate) {
     // The last message a server sends: its traffic report. What its workers sent it is counted
     // here in every environment; what it sent, only where nodes count their own.
     if (--left == 0) {
-      nlohmann::json report{{"bytes_from_workers", bytes_from_workers_}};
+      nlohmann::json report{{"bytes_from_workers", load_.bytes_in}, {"load", load_.to_json()}};
       if (const auto sent = env_.bytes_sent()) report["bytes_sent"] = sent;
       snap.data = report.dump();
     }

@@ -202,8 +202,10 @@ bool Worker::await_start() {
     if (m->header.type != MsgType::kStart)
       throw ProtocolError("worker " + std::to_string(index_) + ": expected start, got " +
                           std::string(msg_type_name(m->header.type)));
-    if (m->lengths.size() != spec_.layout.servers)
-      throw ProtocolError("worker start message: expected one range per server");
+    if (m->lengths.size() != spec_.key_ranges().size())
+      throw ProtocolError("worker start message: " + std::to_string(m->lengths.size()) +
+                          " key ranges; the job's partition has " +
+                          std::to_string(spec_.key_ranges().size()));
     Key begin = 0;
     for (auto len : m->lengths) {
       ranges_.push_back(KeyRange{begin, begin + len});

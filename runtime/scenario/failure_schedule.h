@@ -11,7 +11,7 @@ namespace pstwin {
 /// A concrete failure: what fails, when, and when (if ever) it comes back. Times in seconds from
 /// the start of the run.
 struct FailureEvent {
-  FailureSpec::Kind kind = FailureSpec::Kind::kNode;  ///< kNode or kLink only
+  FailureSpec::Kind kind = FailureSpec::Kind::kNode;  ///< kNode, kLink or kJoin (a server joining at at_s)
   NodeRef target;
   double at_s = 0.0;
   std::optional<double> recover_at_s;  ///< absent: the node (or link) stays down

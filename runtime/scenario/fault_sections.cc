@@ -10,6 +10,7 @@
 #include "runtime/errors.h"
 #include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/server_joins.h"
 #include "runtime/scenario/units.h"
 
 namespace pstwin {
@@ -121,17 +122,18 @@ FailureSpec parse_random(const Object& o, const ClusterSection& cluster) {
 }
 
 FailureSpec parse_failure(const json& v, const std::string& ptr, const ClusterSection& cluster) {
-  const Object o(v, ptr, {"node", "link", "random", "at", "recover_at", "mtbf", "repair", "nodes"});
+  const Object o(v, ptr, {"node", "link", "random", "join", "at", "recover_at", "mtbf", "repair", "nodes"});
   std::string kinds;
   int count = 0;
-  for (const char* k : {"node", "link", "random"}) {
+  for (const char* k : {"node", "link", "random", "join"}) {
     if (!o.has(k)) continue;
     kinds += std::string(count++ ? " and " : "") + "\"" + k + "\"";
   }
   if (count != 1)
-    throw ScenarioError(ptr, "expected exactly one of the keys \"node\", \"link\" or \"random\", got " +
+    throw ScenarioError(ptr, "expected exactly one of the keys \"node\", \"link\", \"random\" or \"join\", got " +
                                  (count == 0 ? std::string("none") : kinds));
   if (o.has("random")) return parse_random(o, cluster);
+  if (o.has("join")) return parse_join(o, read_time(o, "at"));
   return parse_targeted(o, o.has("node") ? FailureSpec::Kind::kNode : FailureSpec::Kind::kLink, cluster);
 }
 
@@ -251,6 +253,7 @@ std::vector<FailureSpec> parse_failures(const json& v, const std::string& ptr, c
   read_array(v, ptr, true);
   std::vector<FailureSpec> out;
   for (std::size_t i = 0; i < v.size(); ++i) out.push_back(parse_failure(v[i], ptr + "/" + std::to_string(i), cluster));
+  assign_joining_servers(out, ptr, cluster);
   // One node (or link) cannot fail again while it is still down: which recovery would count?
   for (std::size_t i = 0; i < out.size(); ++i)
     for (std::size_t j = 0; j < i; ++j) {

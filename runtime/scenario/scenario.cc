@@ -14,6 +14,8 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/hybrid_sync_checks.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/partition_section.h"
+#include "runtime/scenario/server_joins.h"
 #include "runtime/scenario/scenario_sections.h"
 #include "runtime/scenario/simulation_section.h"
 #include "runtime/scenario/strict_json.h"
@@ -94,7 +96,7 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
 Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "",
                  {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
-                  "fault_tolerance", "failures", "output", "simulation", "compression"});
+                  "fault_tolerance", "failures", "partition", "output", "simulation", "compression"});
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));
@@ -128,6 +130,8 @@ Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_d
   check_hybrid_sync(s);
   if (o.has("compression"))
     s.compression = parse_compression(o.at("compression"), o.ptr("compression"), synthetic);
+  if (o.has("partition")) s.partition = parse_partition(o.at("partition"), o.ptr("partition"));
+  check_joins_need_hash(s);
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {

@@ -11,6 +11,7 @@
 
 #include "kernels/device_spec.h"
 #include "runtime/consistency/controller.h"
+#include "runtime/key_placement.h"
 #include "runtime/model/model_section.h"
 #include "runtime/roles/compression_config.h"
 #include "runtime/scenario/simulation_section.h"
@@ -196,10 +197,13 @@ struct FailureSpec {
     kRandom,  ///< {"random": "workers"|"servers", "mtbf": "60s", "repair": "5s", "nodes": [0, 2]}: each listed
               ///< node (all when "nodes" is absent) fails after Exponential(mtbf) up-times, and restarts
               ///< `repair` later when given (else stays down)
+    kJoin,    ///< {"join": "server", "at": "2s"}: a server absent at the start joins the running job at `at`
+              ///< (simulate only; partition "consistent_hash"). With J joins, servers S-J..S-1 are the
+              ///< joiners, in the order of their times: `target` names each
   };
   Kind kind = Kind::kNode;
-  NodeRef target;                      ///< kNode, kLink
-  double at_s = 0.0;                   ///< kNode, kLink: >= 0
+  NodeRef target;                      ///< kNode, kLink, kJoin
+  double at_s = 0.0;                   ///< kNode, kLink, kJoin: >= 0
   std::optional<double> recover_at_s;  ///< kNode, kLink: > at_s when present; never for the scheduler's node
   NodeRef::Role group = NodeRef::Role::kWorker;  ///< kRandom: kWorker or kServer
   std::vector<std::uint32_t> nodes;    ///< kRandom: distinct indices in the group; empty = all
@@ -224,6 +228,7 @@ struct Scenario {
   std::vector<StragglerSpec> stragglers;
   FaultToleranceSection fault_tolerance;
   std::vector<FailureSpec> failures;
+  PartitionSpec partition;  ///< "partition" (default "range"); no block owners yet
   OutputSection output;
   CompressionConfig compression;  ///< "compression" (runtime/scenario/compression_section.h); seed unset here
   SimulationSection simulation;  ///< "simulation": read by simulate only

@@ -157,7 +157,7 @@ void remove_json_pointer(json& doc, const std::string& pointer_text) {
 Scenario parse_variants(const json& doc, const std::string& base_dir) {
   const Object top(doc, "",
                    {"name", "seed", "data", "model", "training", "consistency", "variants", "cluster",
-                    "stragglers", "fault_tolerance", "failures", "output", "simulation", "compression"});
+                    "stragglers", "fault_tolerance", "failures", "partition", "output", "simulation", "compression"});
   const json& variants = read_array(top.at("variants"), top.ptr("variants"), false);
 
   // The base: every section as written, with one consistency object (BSP unless given).
