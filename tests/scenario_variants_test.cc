@@ -97,6 +97,19 @@ TEST(ScenarioVariants, EachVariantResolvesToTheBaseWithItsOverrides) {
   EXPECT_DOUBLE_EQ(again.training.learning_rate, 0.0004);
 }
 
+// Every top-level section of a scenario may also stand beside "variants", and a variant may
+// override it: the two parsers read one list of sections (kScenarioSections).
+TEST(ScenarioVariants, EverySectionMayStandBesideVariants) {
+  json d = with_variants();
+  d["partition"] = "consistent_hash";
+  d["compression"] = {{"push", {{"format", "int8"}}}};
+  d["variants"][1]["set"]["/partition"] = "range";
+  const Scenario s = parse_scenario(d);
+  EXPECT_EQ(scenario_for_variant(s, 0).partition.scheme, PartitionScheme::kConsistentHash);
+  EXPECT_EQ(scenario_for_variant(s, 1).partition.scheme, PartitionScheme::kRange);
+  EXPECT_EQ(scenario_for_variant(s, 0).compression.push.format, ValueFormat::kInt8);
+}
+
 TEST(ScenarioVariants, TheShorthandResolvesAsBefore) {
   const json doc = shorthand();
   const Scenario s = parse_scenario(doc);

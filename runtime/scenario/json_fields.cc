@@ -188,7 +188,7 @@ const json& read_array(const json& v, const std::string& ptr, bool allow_empty) 
   return v;
 }
 
-Object::Object(const json& v, std::string ptr, std::initializer_list<std::string_view> allowed)
+Object::Object(const json& v, std::string ptr, std::span<const std::string_view> allowed)
     : v_(v), ptr_(std::move(ptr)) {
   if (!v.is_object()) throw ScenarioError(ptr_, "expected an object, got " + describe(v));
   for (const auto& [key, value] : v.items()) {

@@ -6,6 +6,7 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,7 +71,9 @@ const json& read_array(const json& v, const std::string& ptr, bool allow_empty);
 /// `allowed` (naming the key's pointer and listing the allowed keys), so callers only read.
 class Object {
  public:
-  Object(const json& v, std::string ptr, std::initializer_list<std::string_view> allowed);
+  Object(const json& v, std::string ptr, std::initializer_list<std::string_view> allowed)
+      : Object(v, std::move(ptr), std::span<const std::string_view>(allowed.begin(), allowed.size())) {}
+  Object(const json& v, std::string ptr, std::span<const std::string_view> allowed);
 
   bool has(std::string_view key) const { return v_.contains(key); }
   /// The pointer of `key` inside this object.

@@ -94,9 +94,7 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
 }
 
 Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir) {
-  const Object o(doc, "",
-                 {"name", "seed", "data", "model", "training", "consistency", "cluster", "stragglers",
-                  "fault_tolerance", "failures", "partition", "output", "simulation", "compression"});
+  const Object o(doc, "", kScenarioSections);
   Scenario s;
   s.source = doc;
   s.name = read_name(o.at("name"), o.ptr("name"));

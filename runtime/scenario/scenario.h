@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,12 @@
 #include "runtime/scenario/simulation_section.h"
 
 namespace pstwin {
+
+/// The top-level keys of a scenario file. A file with "variants" may have each of them too
+/// (runtime/scenario/variant_overrides.cc): one list, so a new section reaches both parsers.
+inline constexpr std::array<std::string_view, 14> kScenarioSections = {
+    "name", "seed", "data", "model", "training", "consistency", "cluster",
+    "stragglers", "fault_tolerance", "failures", "partition", "output", "simulation", "compression"};
 
 /// "data": where examples come from. Required unless the model is "synthetic".
 struct DataSection {

@@ -155,9 +155,9 @@ void remove_json_pointer(json& doc, const std::string& pointer_text) {
 }
 
 Scenario parse_variants(const json& doc, const std::string& base_dir) {
-  const Object top(doc, "",
-                   {"name", "seed", "data", "model", "training", "consistency", "variants", "cluster",
-                    "stragglers", "fault_tolerance", "failures", "partition", "output", "simulation", "compression"});
+  std::vector<std::string_view> keys(kScenarioSections.begin(), kScenarioSections.end());
+  keys.push_back("variants");
+  const Object top(doc, "", keys);
   const json& variants = read_array(top.at("variants"), top.ptr("variants"), false);
 
   // The base: every section as written, with one consistency object (BSP unless given).
