@@ -15,6 +15,7 @@
 #include "net/inproc_env.h"
 #include "net/job_fingerprint.h"
 #include "net/node_sinks.h"
+#include "net/span_forwarding.h"
 #include "net/straggler_hold.h"
 #include "net/tcp_address.h"
 #include "runtime/checkpoint/dir_store.h"
@@ -51,6 +52,8 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   if (!resume_from.empty()) spec.resume = load_resume_point(resume_from, spec);
   DirCheckpointStore checkpoints(dir + "/checkpoints");
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
+  TraceRecorder trace(spec.layout);
+  recorder.set_trace(&trace);
   std::mutex recorder_mutex;
   InprocNetwork network(spec.layout.nodes());
   const auto start = std::chrono::steady_clock::now();
@@ -101,6 +104,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   facts.roles_finished = first_error.empty();
   facts.failure = first_error;
   recorder.flush();
+  trace.write(dir + "/trace.json", "wall");
   const auto summary = make_summary(scenario, variant, recorder, facts);
   write_summary(dir, summary);
   if (!summary["completed"].get<bool>())
@@ -198,6 +202,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (options.role == "scheduler") {
     DeferredSink sink;  // the recorder exists once the data says which metric to record
     std::optional<RunRecorder> recorder;
+    TraceRecorder trace(JobLayout{scenario.cluster.servers, scenario.cluster.workers});
     zmq.bind_endpoint = options.scheduler_endpoint;
     ZmqEnv env(zmq, scenario.seed, sink);
     if (options.on_listening) options.on_listening(env.endpoint());
@@ -209,6 +214,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       prepared = read_node_data(scenario, "scheduler", options.quiet);
       make_spec();
       recorder.emplace(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
+      recorder->set_trace(&trace);
       sink.set(&*recorder);
       return shape_json(prepared.shape);
     };
@@ -252,6 +258,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     facts.worker_compute_s = scheduler.reported_compute_s();
     facts.messages_sent = env.messages_sent();
     recorder->flush();
+    trace.write(options.out_dir + "/trace.json", "wall");
     auto summary = make_summary(scenario, variant, *recorder, facts);
     summary["rejected_messages"] = env.rejected();
     write_summary(options.out_dir, summary);
@@ -299,7 +306,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
   const auto progress = progress_lines(env, node_name(env.layout(), env.self()), spec.iterations,
                                        options.progress_interval_s);
-  run_role(env, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
+  SpanForwardingEnv traced(env);  // the node's spans go to the scheduler's trace.json
+  run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
   env.stop_heartbeats();
   if (spec.fault.enabled) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)

@@ -93,6 +93,8 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   world.layout = layout;
   world.stragglers = &stragglers;
   world.metrics = &recorder;
+  TraceRecorder trace(layout);
+  recorder.set_trace(&trace);
   world.seed = scenario.seed;
   world.worker_compute_s.assign(layout.workers, 0.0);
   for (NodeId n = 0; n < layout.nodes(); ++n) {
@@ -138,6 +140,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   const double sim_time = sg4::Engine::get_clock();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   recorder.flush();
+  trace.write(dir + "/trace.json", "simulated");
 
   // A node whose failure was injected may end unfinished; that was the experiment.
   std::uint32_t unfinished = 0;

@@ -11,6 +11,7 @@
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
+#include "runtime/span_scope.h"
 
 namespace pstwin {
 
@@ -197,6 +198,7 @@ void Scheduler::finish() {
 
 bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, double time_s) {
   last_eval_clock_ = clock;
+  SpanScope evaluating(env_, "evaluate");
   const std::optional<EvalRow> row = evaluate_model(spec_, kernels_, clock, params, time_s);
   if (row) {
     env_.metrics().eval(*row);
