@@ -14,6 +14,7 @@
 #include "net/heartbeat_thread.h"
 #include "net/inproc_env.h"
 #include "net/job_fingerprint.h"
+#include "net/live_metrics.h"
 #include "net/node_sinks.h"
 #include "net/span_forwarding.h"
 #include "net/straggler_hold.h"
@@ -200,7 +201,13 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   };
 
   if (options.role == "scheduler") {
-    DeferredSink sink;  // the recorder exists once the data says which metric to record
+    DeferredSink deferred;  // the recorder exists once the data says which metric to record
+    LiveMetrics sink(deferred, JobLayout{scenario.cluster.servers, scenario.cluster.workers});
+    std::optional<MetricsHttpServer> http;
+    if (!options.metrics_address.empty()) {
+      http.emplace(options.metrics_address, [&sink] { return sink.text(); });
+      if (options.on_metrics) options.on_metrics(http->url());
+    }
     std::optional<RunRecorder> recorder;
     TraceRecorder trace(JobLayout{scenario.cluster.servers, scenario.cluster.workers});
     zmq.bind_endpoint = options.scheduler_endpoint;
@@ -215,7 +222,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       make_spec();
       recorder.emplace(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
       recorder->set_trace(&trace);
-      sink.set(&*recorder);
+      deferred.set(&*recorder);
       return shape_json(prepared.shape);
     };
     const auto layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
@@ -241,7 +248,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     facts.environment = "zmq";
     facts.iterations = spec.iterations;
     auto kernels = make_backend(options.device, nullptr);
-    Scheduler scheduler(env, spec, *kernels);
+    ObservedEnv observed(env, sink);  // heartbeats and the clock for the live metrics
+    Scheduler scheduler(observed, spec, *kernels);
     const auto progress = progress_lines(env, "scheduler", spec.iterations, options.progress_interval_s);
     try {
       scheduler.run();

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <utility>
 
+#include "net/live_metrics.h"
 #include "runtime/errors.h"
 #include "runtime/job_layout.h"
 
@@ -15,7 +16,10 @@ void SpanForwardingEnv::Sink::span(std::uint32_t, std::string_view name, double 
   }
   ++env_.forwarded_;
   env_.batch_.push_back(nlohmann::json::array({name, start_s, end_s}));
-  if (env_.batch_.size() >= kSpansPerBatch) env_.flush_spans();
+  // Sent when a batch is full, or every kSpanFlushInterval_s: the scheduler's live metrics
+  // (net/live_metrics.h) count a worker's clock from its compute spans.
+  if (env_.batch_.size() >= kSpansPerBatch || end_s - env_.last_flush_s_ >= kSpanFlushInterval_s)
+    env_.flush_spans();
 }
 
 void SpanForwardingEnv::flush_spans() {
@@ -23,8 +27,9 @@ void SpanForwardingEnv::flush_spans() {
   Message m;
   m.header.type = MsgType::kEvent;
   m.data = nlohmann::json{{"time_s", inner_.now()}, {"type", "trace_spans"}, {"spans", std::move(batch_)},
-                          {"dropped", dropped_}}
+                          {"dropped", dropped_}, {"bytes_sent", inner_.bytes_sent()}}
                .dump();
+  last_flush_s_ = inner_.now();
   batch_ = nlohmann::json::array();
   inner_.send(JobLayout::scheduler(), std::move(m));
 }
@@ -55,6 +60,10 @@ void take_forwarded_spans(std::uint32_t from, const nlohmann::json& fields, Metr
   }
   for (const auto& s : *it)
     metrics.span(from, s[0].get_ref<const std::string&>(), s[1].get<double>(), s[2].get<double>());
+  if (auto* live = dynamic_cast<LiveMetrics*>(&metrics); live) {
+    if (const auto b = fields.find("bytes_sent"); b != fields.end() && b->is_number_unsigned())
+      live->note_bytes(from, b->get<std::uint64_t>());
+  }
 }
 
 }  // namespace pstwin::net

@@ -17,11 +17,14 @@ namespace pstwin::net {
 /// spans are dropped and counted in its last batch's "dropped"): trace.json stays bounded.
 inline constexpr std::size_t kSpansPerBatch = 256;
 inline constexpr std::size_t kMaxForwardedSpans = 20'000;
+/// A node's spans are also sent this often (seconds of the job's clock), full batch or not.
+inline constexpr double kSpanFlushInterval_s = 0.5;
 
 /// The Env a server or worker process runs its role in: `inner` (the node's ZmqEnv) in every
 /// respect but two. metrics().span() keeps the span and sends the node's spans to the scheduler
 /// in batches of kSpansPerBatch, as kEvent messages {"type": "trace_spans", "time_s", "spans":
-/// [[name, start_s, end_s], ...], "dropped": n}; and a worker's kWorkerDone or a server's final
+/// [[name, start_s, end_s], ...], "dropped": n, "bytes_sent": the node's so far}, also every
+/// kSpanFlushInterval_s; and a worker's kWorkerDone or a server's final
 /// kSnapshot first sends what is still kept, so that every span reaches the scheduler before the
 /// message that ends the node's part of the job (a pair's messages arrive in order). Everything
 /// else of metrics() goes to `inner`'s sink. Not thread-safe, as ZmqEnv.
@@ -69,6 +72,7 @@ class SpanForwardingEnv : public Env {
   nlohmann::json batch_ = nlohmann::json::array();
   std::size_t forwarded_ = 0;
   std::size_t dropped_ = 0;
+  double last_flush_s_ = 0.0;
 };
 
 /// Scheduler side: hands the spans of a "trace_spans" event from node `from` (its fields, "time_s"
