@@ -22,9 +22,9 @@ inline constexpr std::size_t kLinkLoadWindows = 200;
 /// network's sharing) over simulated time: after each step of the clock (Engine::on_time_advance)
 /// the step's bytes are added to the windows it spans. The reading is capped at the link's
 /// bandwidth (see advance()). What it counts is SimGrid's load: the payload plus the TCP
-/// acknowledgements it models on the reverse direction (network/crosstraffic); on 1-server
-/// stars and a 1,024 x 16 one the totals came 3-6% above the payload plus 5% of the reverse
-/// traffic (tests/sim_link_load_test.cc bounds them). Windows start at kFirstWindow_s wide and
+/// acknowledgements it models on the reverse direction (network/crosstraffic); on stars of 1 to
+/// 16 servers (up to 1,024 workers) the totals came 8-11% above the payload
+/// (tests/sim_link_load_test.cc bounds them). Windows start at kFirstWindow_s wide and
 /// double (merging pairs) as the run grows. At most one meter is active in a process at a time
 /// (SimGrid's signal is process-wide): constructing a second while one lives throws
 /// std::logic_error. Construct it after the platform is built and before Engine::run.
