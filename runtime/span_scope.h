@@ -14,7 +14,8 @@ namespace pstwin {
 /// parameters of its next clock: under BSP, the barrier), "push", "apply_push", "serve_pull",
 /// "replicate" (a backup applying the primary's log), "failover" (a server taking in a new
 /// membership), "checkpoint", "evaluate". A scope left by an exception reports nothing: the
-/// node is failing, and in simulation its actor may be being killed.
+/// node is failing, and in simulation its actor may be being killed. A sink that throws loses
+/// the span; the exception goes no further.
 /// REQUIRES: `name` outlives the scope (a string literal).
 class SpanScope {
  public:
@@ -22,7 +23,13 @@ class SpanScope {
       : env_(env), name_(name), start_s_(env.now()), exceptions_(std::uncaught_exceptions()) {}
   ~SpanScope() {
     if (std::uncaught_exceptions() > exceptions_) return;
-    env_.metrics().span(env_.self(), name_, start_s_, env_.now());
+    try {
+      env_.metrics().span(env_.self(), name_, start_s_, env_.now());
+    } catch (...) {
+      // A destructor must not throw, and a lost span is not worth ending the node: a sink that
+      // forwards spans fails here only when its transport does, which the role's next send
+      // reports with its own message.
+    }
   }
   SpanScope(const SpanScope&) = delete;
   SpanScope& operator=(const SpanScope&) = delete;
