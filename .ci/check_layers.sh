@@ -27,7 +27,7 @@ LAYERS = [
                  "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.", "runtime/sha256_hex.",
                  "runtime/seconds_text."]),
     ("checkpoint", 1, ["runtime/checkpoint/"]),
-    ("env", 2, ["runtime/env."]),
+    ("env", 2, ["runtime/env.", "runtime/span_scope."]),
     ("math and state", 3, ["runtime/data/", "runtime/model/", "runtime/optimizer.",
                            "runtime/consistency/", "runtime/partition.",
                            "runtime/hash_ring.", "runtime/key_placement."]),

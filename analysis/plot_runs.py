@@ -18,6 +18,7 @@ and --out, into OUTDIR/<name of DIR>/):
     loss_vs_clock.png         the same vs global clock
     staleness_hist.png        staleness histogram, one subplot per variant (counted per shard)
     stragglers.png            when each worker was a straggler, one panel per variant
+    link_utilisation.png      simulated runs: the busiest links' utilisation over time
     report.md                 comparison table, one line per figure saying what it shows
 
 With several DIRs it also writes across_runs.png (into OUTDIR, default the
@@ -46,6 +47,7 @@ from pathlib import Path
 
 from across_runs import plot_across
 from event_marks import has_stragglers
+from link_load import has_link_load, plot_link_load
 from run_data import X_AXES, RunError, load_run
 from run_figures import plot_loss, plot_metric, plot_staleness, plot_stragglers
 from run_report import write_report
@@ -72,6 +74,8 @@ def plot_run(run, outdir):
     figures.append(plot_staleness(run, outdir / "staleness_hist.png"))
     if has_stragglers(run):
         figures.append(plot_stragglers(run, outdir / "stragglers.png"))
+    if has_link_load(run):
+        figures.append(plot_link_load(run, outdir / "link_utilisation.png"))
     for n in notes:
         print(f"note: {run['path']}: {n}")
     return figures + [write_report(run, outdir, figures, notes)]

@@ -83,7 +83,7 @@ def read_variant(folder):
     events = [e for e in events if isinstance(e, dict)]
     events.sort(key=lambda e: e["time_s"] if isinstance(e.get("time_s"), (int, float)) else math.inf)
     diverged = bool(summary.get("diverged")) or any(e.get("type") == "diverged" for e in events)
-    return {"name": summary.get("variant") or folder.name, "metrics": metrics,
+    return {"name": summary.get("variant") or folder.name, "folder": folder, "metrics": metrics,
             "summary": summary, "events": events, "diverged": diverged}
 
 

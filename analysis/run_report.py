@@ -4,6 +4,7 @@ for this run, divergence reasons and a "Failures" section when a run has failure
 import math
 
 from event_marks import failure_spans, straggler_spans
+from link_load import busiest_links_section, link_load_reading
 from run_data import (COMPARISON_COLUMNS, FAULT_EVENT_TYPES, event_node, metric_label,
                       target_row, timed)
 
@@ -127,6 +128,8 @@ def reading(run, figure):
         if not parts:
             return "No gradient was applied, so there is no staleness to show."
         return "Staleness of applied gradients, counted once per server shard: " + "; ".join(parts) + "."
+    if name == "link_utilisation.png":
+        return link_load_reading(run)
     if name == "stragglers.png":
         counts = [(v["name"], len(straggler_spans(v))) for v in variants]
         slow = sorted({w for v in variants for w, _, _, k in straggler_spans(v) if k == "slow"})
@@ -153,6 +156,7 @@ def write_report(run, outdir, figures, notes):
     if unfinished:
         lines += ["", "Did not complete:", ""] + unfinished
     lines += failures_section(run)
+    lines += busiest_links_section(run)
     lines += ["", "## Figures"]
     for f in figures:
         lines += ["", f"**[{f.name}]({f.name})**: {reading(run, f)}", "", f"![{f.stem}]({f.name})"]

@@ -17,6 +17,7 @@
 #include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
+#include "net/live_metrics.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
 #include "runtime/job_resume.h"
@@ -61,6 +62,7 @@ struct LaunchSettings {
   unsigned port = 0;
   std::string device = "cpu";  // what every node computes with: resolved here unless remote
   std::string resume;          // an earlier run's output folder; empty: start afresh
+  std::string metrics_address = net::kDefaultMetricsAddress;  // the schedulers'; "none": off
 };
 
 /// Where variant `variant`'s checkpoints are kept (or resumed from) under output folder `out`.
@@ -143,7 +145,8 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   const std::string checkpoints = fs::absolute(dir + "/checkpoints").string();
   auto sched = args;
   sched.insert(sched.begin() + 2, {"--role", "scheduler", "--scheduler", bind, "--out", dir,
-                                   "--endpoint-file", endpoint_file, "--checkpoint-dir", checkpoints});
+                                   "--endpoint-file", endpoint_file, "--checkpoint-dir", checkpoints,
+                                   "--metrics-address", s.metrics_address});
   std::vector<pid_t> pids = {spawn(sched)};
   std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
   if (endpoint.empty()) {
@@ -258,6 +261,8 @@ int launch_command(const std::vector<std::string>& args) {
       ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
       ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
+      ("metrics-address", po::value<std::string>()->default_value(net::kDefaultMetricsAddress),
+       "zmq: the scheduler serves live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
       ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder");
@@ -315,6 +320,15 @@ int launch_command(const std::vector<std::string>& args) {
   s.stall_timeout_s = *stall_timeout_s;
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<unsigned>();
+  s.metrics_address = (*vm)["metrics-address"].as<std::string>();
+  if (s.metrics_address != "none") {
+    try {
+      net::parse_metrics_address(s.metrics_address);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "pstwin launch: --metrics-address: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (vm->count("scheduler-host")) s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
   if (s.port > 65535) {
     std::cerr << "pstwin launch: --port must be a TCP port, 1 to 65535 (without it: any free port), got "

@@ -12,6 +12,7 @@
 #include "cli/device_option.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
+#include "net/live_metrics.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
 #include "net/zmq_env.h"
@@ -75,7 +76,9 @@ int node_command(const std::vector<std::string>& args) {
       ("resume", po::value<std::string>(), "start from the newest complete checkpoint in this folder")
       ("quiet", po::bool_switch(), "no line about the data read, no progress lines, no final table")
       ("connect-timeout", po::value<double>()->default_value(30.0), "scheduler: seconds for every node to register, from the latest one; other nodes: seconds for the scheduler to accept")
-      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything");
+      ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
+      ("metrics-address", po::value<std::string>()->default_value(net::kDefaultMetricsAddress),
+       "scheduler: serve live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_");
@@ -168,6 +171,15 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: --rejoin needs --index (which node restarts)\n";
     return 2;
   }
+  if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {
+    try {
+      net::parse_metrics_address(address);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "pstwin node: --metrics-address: " << e.what() << "\n";
+      return 2;
+    }
+    if (options.role == "scheduler") options.metrics_address = address;
+  }
   if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
   if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node");
@@ -199,6 +211,11 @@ int node_command(const std::vector<std::string>& args) {
         write_file_atomically(path, ep + "\n");
       };
     }
+    // The live metrics' URL, on stderr and in OUT/metrics.url for tools that watch the job.
+    options.on_metrics = [&options](const std::string& url) {
+      std::cerr << "pstwin node (scheduler): live metrics at " << url << "\n";
+      write_file_atomically(options.out_dir + "/metrics.url", url + "\n");
+    };
     net::run_zmq_node(*scenario, *variant, options);
   } catch (const net::RegistrationRefused& e) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";

@@ -29,6 +29,11 @@ void LockedSink::finish(const std::string& sha, bool diverged, const std::string
   inner_.finish(sha, diverged, reason);
 }
 
+void LockedSink::span(std::uint32_t node, std::string_view name, double start_s, double end_s) {
+  std::lock_guard lock(mutex_);
+  inner_.span(node, name, start_s, end_s);
+}
+
 void StderrEventSink::event(double time_s, const std::string& type, nlohmann::json fields) {
   fields["time_s"] = time_s;
   fields["type"] = type;

@@ -19,6 +19,7 @@ class LockedSink : public MetricsSink {
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string& sha, bool diverged, const std::string& reason) override;
+  void span(std::uint32_t node, std::string_view name, double start_s, double end_s) override;
 
  private:
   MetricsSink& inner_;
@@ -40,6 +41,9 @@ class DeferredSink : public MetricsSink {
   }
   void finish(const std::string& sha, bool diverged, const std::string& reason) override {
     if (inner_) inner_->finish(sha, diverged, reason);
+  }
+  void span(std::uint32_t node, std::string_view name, double start_s, double end_s) override {
+    if (inner_) inner_->span(node, name, start_s, end_s);
   }
 
  private:

@@ -14,7 +14,9 @@
 #include "net/heartbeat_thread.h"
 #include "net/inproc_env.h"
 #include "net/job_fingerprint.h"
+#include "net/live_metrics.h"
 #include "net/node_sinks.h"
+#include "net/span_forwarding.h"
 #include "net/straggler_hold.h"
 #include "net/tcp_address.h"
 #include "runtime/checkpoint/dir_store.h"
@@ -51,6 +53,8 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   if (!resume_from.empty()) spec.resume = load_resume_point(resume_from, spec);
   DirCheckpointStore checkpoints(dir + "/checkpoints");
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
+  TraceRecorder trace(spec.layout);
+  recorder.set_trace(&trace);
   std::mutex recorder_mutex;
   InprocNetwork network(spec.layout.nodes());
   const auto start = std::chrono::steady_clock::now();
@@ -101,6 +105,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   facts.roles_finished = first_error.empty();
   facts.failure = first_error;
   recorder.flush();
+  trace.write(dir + "/trace.json", "wall");
   const auto summary = make_summary(scenario, variant, recorder, facts);
   write_summary(dir, summary);
   if (!summary["completed"].get<bool>())
@@ -198,8 +203,15 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   };
 
   if (options.role == "scheduler") {
-    DeferredSink sink;  // the recorder exists once the data says which metric to record
+    DeferredSink deferred;  // the recorder exists once the data says which metric to record
+    LiveMetrics sink(deferred, JobLayout{scenario.cluster.servers, scenario.cluster.workers});
+    std::optional<MetricsHttpServer> http;
+    if (!options.metrics_address.empty()) {
+      http.emplace(options.metrics_address, [&sink] { return sink.text(); });
+      if (options.on_metrics) options.on_metrics(http->url());
+    }
     std::optional<RunRecorder> recorder;
+    TraceRecorder trace(JobLayout{scenario.cluster.servers, scenario.cluster.workers});
     zmq.bind_endpoint = options.scheduler_endpoint;
     ZmqEnv env(zmq, scenario.seed, sink);
     if (options.on_listening) options.on_listening(env.endpoint());
@@ -211,7 +223,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       prepared = read_node_data(scenario, "scheduler", options.quiet);
       make_spec();
       recorder.emplace(options.out_dir, scenario.training.target_metric, metric_goal(prepared));
-      sink.set(&*recorder);
+      recorder->set_trace(&trace);
+      deferred.set(&*recorder);
       return shape_json(prepared.shape);
     };
     const auto layout = JobLayout{scenario.cluster.servers, scenario.cluster.workers};
@@ -237,7 +250,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     facts.environment = "zmq";
     facts.iterations = spec.iterations;
     auto kernels = make_backend(options.device, nullptr);
-    Scheduler scheduler(env, spec, *kernels);
+    ObservedEnv observed(env, sink);  // heartbeats and the clock for the live metrics
+    Scheduler scheduler(observed, spec, *kernels);
     const auto progress = progress_lines(env, "scheduler", spec.iterations, options.progress_interval_s);
     try {
       scheduler.run();
@@ -254,6 +268,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     facts.worker_compute_s = scheduler.reported_compute_s();
     facts.messages_sent = env.messages_sent();
     recorder->flush();
+    trace.write(options.out_dir + "/trace.json", "wall");
     auto summary = make_summary(scenario, variant, *recorder, facts);
     summary["rejected_messages"] = env.rejected();
     write_summary(options.out_dir, summary);
@@ -301,7 +316,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (spec.fault.enabled) env.start_heartbeats(spec.fault.heartbeat_interval_s);
   const auto progress = progress_lines(env, node_name(env.layout(), env.self()), spec.iterations,
                                        options.progress_interval_s);
-  run_role(env, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
+  SpanForwardingEnv traced(env);  // the node's spans go to the scheduler's trace.json
+  run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
   env.stop_heartbeats();
   if (spec.fault.enabled) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)

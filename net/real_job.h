@@ -47,6 +47,10 @@ struct NodeOptions {
   double progress_interval_s = 5.0;  ///< a progress line on stderr this often (0: none)
   /// Scheduler: called with the resolved endpoint once it listens (before registration).
   std::function<void(const std::string&)> on_listening;
+  /// Scheduler: serve live metrics at this "HOST:PORT" (net/live_metrics.h; empty: none) ...
+  std::string metrics_address;
+  /// ... and call this with their URL once the server listens (before registration).
+  std::function<void(const std::string&)> on_metrics;
 };
 
 /// Runs one node of `variant` over ZeroMQ in this process until the job ends. A server or worker

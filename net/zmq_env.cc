@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/span_forwarding.h"
 #include "net/tcp_address.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
@@ -182,7 +183,9 @@ void ZmqEnv::record_node_event(NodeId from, const Message& m) {
     if (type.empty()) throw ProtocolError(what + ": \"type\" is empty");
     fields.erase("time_s");
     fields.erase("type");
-    metrics_.event(time_s, type, std::move(fields));
+    // A node's timeline for trace.json (net/span_forwarding.h), not a line of events.jsonl.
+    if (type == "trace_spans") take_forwarded_spans(from, fields, metrics_, what);
+    else metrics_.event(time_s, type, std::move(fields));
   } catch (const ProtocolError& e) {
     reject("node " + std::to_string(from), e.what());
   }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -41,6 +42,11 @@ class MetricsSink {
   virtual void bytes_to_servers(std::uint64_t bytes) = 0;
   /// The scheduler's final report: parameters' SHA-256, diverged or not, and a reason.
   virtual void finish(const std::string& params_sha256, bool diverged, const std::string& reason) = 0;
+  /// Node `node` (a NodeId) spent [start_s, end_s] on `name` ("compute", "wait_pull", ...: see
+  /// runtime/span_scope.h), seconds on the job's clock; a line of the run's timeline (trace.json).
+  /// REQUIRES: start_s <= end_s. The default drops it: only sinks that keep a timeline override.
+  virtual void span(std::uint32_t /*node*/, std::string_view /*name*/, double /*start_s*/,
+                    double /*end_s*/) {}
 };
 
 }  // namespace pstwin

@@ -14,6 +14,7 @@
 #include "runtime/output/summary.h"
 #include "runtime/roles/role_factory.h"
 #include "sim/fault_injection.h"
+#include "sim/link_load.h"
 #include "sim/platform.h"
 #include "sim/sim_env.h"
 #include "sim/simgrid_options.h"
@@ -93,6 +94,8 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   world.layout = layout;
   world.stragglers = &stragglers;
   world.metrics = &recorder;
+  TraceRecorder trace(layout);
+  recorder.set_trace(&trace);
   world.seed = scenario.seed;
   world.worker_compute_s.assign(layout.workers, 0.0);
   for (NodeId n = 0; n < layout.nodes(); ++n) {
@@ -122,6 +125,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
     if (spec.fault.enabled && n != JobLayout::scheduler())
       start_heartbeats(world, states, n, hosts[n], spec.fault.heartbeat_interval_s);
   };
+  LinkLoadMeter link_load;  // the platform is built: every link is known
   // A server that joins later starts then (the failure injector's kJoin); until it does it is
   // counted as a node with an injected event, which may end unfinished.
   std::vector<bool> joins_later(layout.nodes(), false);
@@ -150,6 +154,8 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   const double sim_time = sg4::Engine::get_clock();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   recorder.flush();
+  trace.write(dir + "/trace.json", "simulated");
+  link_load.write_csv(dir + "/link_load.csv", sim_time);
 
   // A node whose failure was injected may end unfinished; that was the experiment.
   std::uint32_t unfinished = 0;
@@ -167,7 +173,8 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   facts.failure = first_error.empty()
                       ? std::to_string(unfinished) + " roles did not finish (deadlock)"
                       : first_error;
-  const nlohmann::json summary = make_summary(scenario, variant, recorder, facts);
+  nlohmann::json summary = make_summary(scenario, variant, recorder, facts);
+  summary["busiest_links"] = link_load.busiest(5, sim_time);
   write_summary(dir, summary);
   const bool completed = summary["completed"].get<bool>();
   if (!completed)

@@ -72,11 +72,12 @@ def main():
                      "--out", str(work / "figures")])
     names = sorted(p.name for p in paths)
     for name in ("test_metric_vs_time.png", "loss_vs_clock.png", "staleness_hist.png",
-                 "stragglers.png", "report.md", "across_runs.png"):
+                 "stragglers.png", "link_utilisation.png", "report.md", "across_runs.png"):
         assert name in names, f"{name} not written: {names}"
     report = (work / "figures" / runs[0].name / "report.md").read_text()
     assert "counted once per server shard" in report, report
     assert "Straggler periods per variant" in report, report
+    assert "## Busiest links" in report and "link-server-0_" in report, report
     print("ok")
 
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/metrics.h"
+#include "runtime/output/trace_recorder.h"
 
 namespace pstwin {
 
@@ -35,6 +36,12 @@ class RunRecorder : public MetricsSink {
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string& params_sha256, bool diverged, const std::string& reason) override;
+  /// Kept in the trace given to set_trace; dropped without one.
+  void span(std::uint32_t node, std::string_view name, double start_s, double end_s) override {
+    if (trace_) trace_->add(node, name, start_s, end_s);
+  }
+  /// Where spans go from now on (null: nowhere). Not owned; the caller writes it at the end.
+  void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
   /// Called by the environment each time a progress update is worth showing; may be empty.
   std::function<void(const EvalRow&)> on_eval;
@@ -88,6 +95,7 @@ class RunRecorder : public MetricsSink {
   std::string stop_rule_;
   std::vector<nlohmann::json> failure_events_;
   std::vector<nlohmann::json> server_loads_;
+  TraceRecorder* trace_ = nullptr;
 };
 
 }  // namespace pstwin

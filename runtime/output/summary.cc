@@ -68,6 +68,7 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["staleness_max"] = recorder.staleness_max();
   s["staleness_histogram"] = recorder.staleness_histogram();
   s["params_sha256"] = recorder.params_sha256();
+  s["busiest_links"] = nlohmann::json::array();  // simulate fills it in (sim/link_load.h)
   s["config"] = scenario.source;
   return s;
 }

@@ -12,6 +12,7 @@
 #include "runtime/roles/shard_state.h"
 #include "runtime/roles/membership.h"
 #include "runtime/roles/server_load.h"
+#include "runtime/span_scope.h"
 
 namespace pstwin {
 
@@ -205,6 +206,7 @@ void Scheduler::finish() {
 
 bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, double time_s) {
   last_eval_clock_ = clock;
+  SpanScope evaluating(env_, "evaluate");
   const std::optional<EvalRow> row = evaluate_model(spec_, kernels_, clock, params, time_s);
   if (row) {
     env_.metrics().eval(*row);

@@ -11,6 +11,7 @@
 #include "runtime/roles/gradient_compression.h"
 #include "runtime/roles/shard_state.h"
 #include "runtime/seconds_text.h"
+#include "runtime/span_scope.h"
 
 namespace pstwin {
 
@@ -84,9 +85,11 @@ bool Server::handle(Message m) {
   }
   const NodeId sender = m.header.sender;
   switch (type) {
-    case MsgType::kMembership:
+    case MsgType::kMembership: {
+      SpanScope failover(env_, "failover");
       handle_membership(m);
       break;
+    }
     case MsgType::kPush:
     case MsgType::kPull: {
       if (!spec_.layout.is_worker(sender))
@@ -106,12 +109,20 @@ bool Server::handle(Message m) {
       // A compressed push: the shard and the replicas see floats.
       if (m.value_format != ValueFormat::kFloat32) env_.account(unpack_values(m));
       // The shard and the consistency model count pushers: workers, or hosts under hybrid.
-      if (type == MsgType::kPush) handle_push(std::move(m), spec_.pusher_slot(w));
-      else handle_pull(m, spec_.pusher_slot(w));
+      if (type == MsgType::kPush) {
+        SpanScope applying(env_, "apply_push");
+        handle_push(std::move(m), spec_.pusher_slot(w));
+      } else {
+        SpanScope serving(env_, "serve_pull");
+        handle_pull(m, spec_.pusher_slot(w));
+      }
       break;
     }
     case MsgType::kReplicate:
-      if (routed_here(m, /*as_primary=*/false)) handle_replicate(std::move(m));
+      if (routed_here(m, /*as_primary=*/false)) {
+        SpanScope replicating(env_, "replicate");
+        handle_replicate(std::move(m));
+      }
       break;
     case MsgType::kShardState:
       if (routed_here(m, /*as_primary=*/false)) handle_state(m);

@@ -5,6 +5,7 @@
 
 #include "runtime/checkpoint/checkpoint_store.h"
 #include "runtime/roles/server.h"
+#include "runtime/span_scope.h"
 
 namespace pstwin {
 
@@ -21,6 +22,7 @@ void Server::maybe_checkpoint(std::uint32_t range) {
   CheckpointStore* store = env_.checkpoints();
   const Shard& s = *shards_.at(range);
   if (!store || !leads_.at(range).reports.checkpoint_due(s.clock(), env_.now())) return;
+  SpanScope checkpointing(env_, "checkpoint");
   store->store(s.checkpoint());
   Message done;
   done.header.type = MsgType::kCheckpointDone;

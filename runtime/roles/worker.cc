@@ -8,6 +8,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/seconds_text.h"
+#include "runtime/span_scope.h"
 
 namespace pstwin {
 
@@ -143,14 +144,22 @@ void Worker::run() {
   }
   rejoining_ = false;  // the pulls above rejoined every range
   for (std::int64_t clock = first_clock; clock < iterations; ++clock) {
-    if (!await_parameters(clock)) return;
-    const double loss = compute_gradient();
+    {
+      SpanScope waiting(env_, "wait_pull");
+      if (!await_parameters(clock)) return;
+    }
+    double loss = 0.0;
+    {
+      SpanScope computing(env_, "compute");
+      loss = compute_gradient();
+    }
     if (!std::isfinite(loss)) {
       abort_diverged(clock, loss);
       return;
     }
     if (!spec_.synthetic) deferred_ += compressor_.clip(grad_);
     const bool more = clock + 1 < iterations;
+    SpanScope pushing(env_, "push");
     if (sparse) {
       KeyedBatch next;
       if (more) next = next_keyed_batch();
