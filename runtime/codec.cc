@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include <xxhash.h>
+
 #include "runtime/byte_order.h"
 #include "runtime/errors.h"
 
@@ -74,6 +76,10 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
 
 }  // namespace
 
+std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size) {
+  return static_cast<std::uint32_t>(XXH3_64bits(data, size));
+}
+
 std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
 
 std::vector<std::uint8_t> encode(const Message& msg) {
@@ -132,7 +138,7 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
   if (!msg.data.empty()) std::memcpy(p, msg.data.data(), msg.data.size());
   p += msg.data.size();
 
-  store_u32(p, crc32_of(out, size - kCrcBytes));
+  store_u32(p, frame_checksum(out, size - kCrcBytes));
   return size;
 }
 
@@ -167,6 +173,13 @@ void take(const DecodeError& err, std::size_t& remain, std::uint64_t count,
 
 Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes,
                std::uint64_t max_range_keys) {
+  Message msg;
+  decode_into(data, size, msg, max_bytes, max_range_keys);
+  return msg;
+}
+
+void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::size_t max_bytes,
+                 std::uint64_t max_range_keys) {
   const DecodeError early("message");
   if (size > max_bytes) {
     early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
@@ -189,7 +202,8 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     early.fail("unknown message type " + std::to_string(data[5]) + " (valid: 1.." +
                std::to_string(kMaxMsgType) + ")");
   }
-  Message msg;
+  msg.header = MessageHeader{};
+  msg.virtual_values = 0;
   MessageHeader& h = msg.header;
   h.type = static_cast<MsgType>(data[5]);
   const DecodeError err(msg_type_name(h.type));
@@ -258,16 +272,16 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
              std::to_string(n_d) + " data bytes");
   }
   const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
-  const std::uint32_t computed_crc = crc32_of(data, size - kCrcBytes);
+  const std::uint32_t computed_crc = frame_checksum(data, size - kCrcBytes);
   if (stored_crc != computed_crc) {
     err.fail("checksum mismatch: message says " + hex32(stored_crc) + ", bytes give " +
              hex32(computed_crc));
   }
 
   const std::uint8_t* p = data + kWireHeaderBytes;
+  msg.keys.clear();
   if (mode == kExplicitKeys) {
-    msg.keys.resize(n_k);
-    load_array(msg.keys.data(), p, n_k);
+    assign_array(msg.keys, p, n_k);
     p += n_k * 8;
     for (std::size_t i = 1; i < msg.keys.size(); ++i) {
       if (msg.keys[i] <= msg.keys[i - 1]) {
@@ -287,14 +301,11 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     msg.keys.resize(n_k);
     for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
   }
-  msg.values.resize(n_v);
-  load_array(msg.values.data(), p, n_v);
+  assign_array(msg.values, p, n_v);
   p += n_v * 4;
-  msg.lengths.resize(n_l);
-  load_array(msg.lengths.data(), p, n_l);
+  assign_array(msg.lengths, p, n_l);
   p += n_l * 4;
   msg.data.assign(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n_d));
-  return msg;
 }
 
 }  // namespace pstwin
