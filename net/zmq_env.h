@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "net/curve_keys.h"
+#include "net/frame_pool.h"
+#include "net/spare_values.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
 #include "net/straggler_hold.h"
@@ -188,6 +190,8 @@ class ZmqEnv : public Env {
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
   double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
+  std::vector<float> reusable_values(std::size_t n) override { return spare_.take(n); }
+  void recycle_values(std::vector<float> values) override { spare_.give(std::move(values)); }
   /// For a worker, after the rendezvous: measures its compute and applies the scenario's
   /// stragglers. Call before the role runs.
   void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
@@ -241,9 +245,18 @@ class ZmqEnv : public Env {
   Message await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
                       const std::string& waiting_for);
 
+  /// `m` decoded from a received frame into this node's spare buffers; throws ProtocolError.
+  Message decode_received(const zmq::message_t& frame);
+
   ZmqOptions options_;
   std::uint64_t seed_;
   MetricsSink& metrics_;
+  // Large frames are encoded into these buffers and lent to ZeroMQ, whose I/O thread gives them
+  // back once sent (zmq_msg_init_data with a free function): shared, so a frame still queued at
+  // close finds its pool. Declared before context_, so it outlives the sockets.
+  std::shared_ptr<FramePool> frames_ = std::make_shared<FramePool>();
+  // Values of messages sent or done with, which the next received message decodes into.
+  SpareValues spare_;
   zmq::context_t context_;
   std::unique_ptr<ZapAuthenticator> authenticator_;
   zmq::socket_t router_;
