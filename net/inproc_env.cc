@@ -1,6 +1,7 @@
 #include "net/inproc_env.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -62,7 +63,8 @@ void InprocEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
   Frame frame = network_.pool().acquire(encoded_size(msg));
-  encode_into(msg, frame.data(), frame.size);
+  // No checksum: the frame stays in this process's memory (codec.h, FrameChecksum).
+  encode_into(msg, frame.data(), frame.size, FrameChecksum::kSkip);
   network_.deliver(to, std::move(frame));
   spare_.give(std::move(msg.values));
   mark();
@@ -78,7 +80,8 @@ std::optional<Message> InprocEnv::recv(double timeout_s) {
   // The frame's size bounds its values: take spare memory only for a large one.
   m.values = spare_.take(frame->size / sizeof(float));
   try {
-    decode_into(frame->data(), frame->size, m);
+    decode_into(frame->data(), frame->size, m, kDefaultMaxMessageBytes,
+                std::numeric_limits<std::uint64_t>::max(), FrameChecksum::kSkip);
   } catch (...) {
     network_.pool().release(std::move(*frame));
     throw;

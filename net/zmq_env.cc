@@ -137,7 +137,7 @@ Message ZmqEnv::decode_received(const zmq::message_t& frame) {
   // The frame's size bounds its values: take spare memory only for a large one.
   m.values = spare_.take(frame.size() / sizeof(float));
   decode_into(static_cast<const std::uint8_t*>(frame.data()), frame.size(), m,
-              options_.max_message_bytes, options_.max_range_keys);
+              options_.max_message_bytes, options_.max_range_keys, data_checksum());
   return m;
 }
 
@@ -150,13 +150,13 @@ void ZmqEnv::send(NodeId to, Message msg) {
   zmq::message_t frame;
   if (size >= kLentFrameBytes) {
     auto lent = std::make_unique<LentFrame>(LentFrame{frames_, frames_->acquire(size)});
-    encode_into(msg, lent->frame.data(), size);
+    encode_into(msg, lent->frame.data(), size, data_checksum());
     std::uint8_t* bytes = lent->frame.data();
     frame.rebuild(bytes, size, give_back, lent.get());
     lent.release();  // ZeroMQ owns it now, and calls give_back once the frame is sent
   } else {
     frame.rebuild(size);
-    encode_into(msg, static_cast<std::uint8_t*>(frame.data()), size);
+    encode_into(msg, static_cast<std::uint8_t*>(frame.data()), size, data_checksum());
   }
   spare_.give(std::move(msg.values));
   if (!peer(to).send(frame, zmq::send_flags::none))

@@ -83,7 +83,8 @@ class NodeDataRefused : public std::runtime_error {
 /// host_registration (the scheduler) or join(scheduler) (every other node), then the role runs on
 /// it. Every socket speaks IPv4 and IPv6.
 ///
-/// Wire safety: every received frame is decoded with the codec's checks; a frame that fails them,
+/// Wire safety: every received frame is decoded with the codec's checks (under CURVE, all but the
+/// checksum, which CURVE's own authentication makes redundant); a frame that fails them,
 /// comes from an identity that is not a node of this job, claims another sender than its
 /// connection, or exceeds max_message_bytes is dropped with a line on stderr and counted; the
 /// node carries on. Not thread-safe: one thread uses it (ZeroMQ sockets are single-threaded).
@@ -247,6 +248,12 @@ class ZmqEnv : public Env {
 
   /// `m` decoded from a received frame into this node's spare buffers; throws ProtocolError.
   Message decode_received(const zmq::message_t& frame);
+  /// The frame checksum of messages sent and received after the rendezvous: none under CURVE,
+  /// whose Poly1305 tag already authenticates every frame (DESIGN.md, "The hot path"). The
+  /// rendezvous and heartbeats always carry it, so both sides agree whatever their settings.
+  FrameChecksum data_checksum() const {
+    return options_.keys ? FrameChecksum::kSkip : FrameChecksum::kVerify;
+  }
 
   ZmqOptions options_;
   std::uint64_t seed_;

@@ -60,10 +60,16 @@ inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 /// be empty or one per key. Virtual values are written as zeros.
 std::vector<std::uint8_t> encode(const Message& msg);
 
+/// Whether a frame's checksum is computed and checked. kSkip is for frames that never leave the
+/// process's memory (InprocEnv): the encoder writes 0 in the field and the decoder does not read
+/// it, which saves two of a message's four passes over its bytes. Every other check still runs.
+enum class FrameChecksum { kVerify, kSkip };
+
 /// Encodes `msg` into out[0..encoded_size(msg)), so a transport can encode straight into its own
 /// frame buffer. Throws ProtocolError as encode() does, and when `capacity` is smaller than
 /// encoded_size(msg). Returns the number of bytes written.
-std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity);
+std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
+                        FrameChecksum checksum = FrameChecksum::kVerify);
 
 /// The exact number of bytes encode(msg) produces, computed without encoding (O(keys) to detect a
 /// contiguous range). The simulation charges this size on the network.
@@ -92,6 +98,7 @@ Message decode(const std::uint8_t* data, std::size_t size,
 /// as decode() does, and then leaves `out` in an unspecified but valid state.
 void decode_into(const std::uint8_t* data, std::size_t size, Message& out,
                  std::size_t max_bytes = kDefaultMaxMessageBytes,
-                 std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max());
+                 std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
+                 FrameChecksum checksum = FrameChecksum::kVerify);
 
 }  // namespace pstwin

@@ -151,6 +151,26 @@ TEST(Codec, FrameEndsWithTheLow32BitsOfXxh3OfTheBytesBeforeIt) {
   EXPECT_EQ(frame_checksum(b.data(), b.size() - 4), expected);
 }
 
+TEST(Codec, AFrameWithoutChecksumDecodesOnlyWhenTheChecksumIsSkipped) {
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.values = {4.0f, 5.0f};
+  std::vector<std::uint8_t> b(encoded_size(m));
+  encode_into(m, b.data(), b.size(), FrameChecksum::kSkip);
+  EXPECT_EQ(b[b.size() - 4] | b[b.size() - 3] | b[b.size() - 2] | b[b.size() - 1], 0)
+      << "the field is written as 0";
+  Message out;
+  decode_into(b.data(), b.size(), out, kDefaultMaxMessageBytes,
+              std::numeric_limits<std::uint64_t>::max(), FrameChecksum::kSkip);
+  expect_same(m, out);
+  expect_rejected(b, "checksum mismatch");
+  // Skipping the checksum skips nothing else: a wrong count is still refused.
+  put_u64(b, 88, 3);
+  EXPECT_THROW(decode_into(b.data(), b.size(), out, kDefaultMaxMessageBytes,
+                           std::numeric_limits<std::uint64_t>::max(), FrameChecksum::kSkip),
+               ProtocolError);
+}
+
 TEST(Codec, DecodeIntoOverwritesEveryFieldOfAReusedMessage) {
   Message reused;  // what a receiver's recycled message held from the previous clock
   reused.header.type = MsgType::kSnapshot;
