@@ -38,7 +38,7 @@ void decode_and_check(const std::uint8_t* data, std::size_t size) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   decode_and_check(data, size);
-  const std::vector<std::uint8_t> fixed = pstwin::fuzz::with_valid_crc(data, size);
+  const std::vector<std::uint8_t> fixed = pstwin::fuzz::with_valid_frame_checksum(data, size);
   decode_and_check(fixed.data(), fixed.size());
   return 0;
 }

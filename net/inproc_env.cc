@@ -1,5 +1,7 @@
 #include "net/inproc_env.h"
 
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -10,9 +12,15 @@ namespace pstwin::net {
 
 InprocNetwork::InprocNetwork(std::uint32_t nodes) : queues_(nodes) {}
 
-void InprocNetwork::deliver(NodeId to, std::vector<std::uint8_t> frame) {
+void InprocNetwork::deliver_copy(NodeId to, const std::vector<std::uint8_t>& bytes) {
+  Frame frame = pool_.acquire(bytes.size());
+  std::copy(bytes.begin(), bytes.end(), frame.data());
+  deliver(to, std::move(frame));
+}
+
+void InprocNetwork::deliver(NodeId to, Frame frame) {
   if (to >= queues_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
-  bytes_sent_ += frame.size();
+  bytes_sent_ += frame.size;
   ++messages_sent_;
   Queue& q = queues_[to];
   {
@@ -22,7 +30,7 @@ void InprocNetwork::deliver(NodeId to, std::vector<std::uint8_t> frame) {
   q.ready.notify_one();
 }
 
-std::optional<std::vector<std::uint8_t>> InprocNetwork::take(NodeId self, double timeout_s) {
+std::optional<Frame> InprocNetwork::take(NodeId self, double timeout_s) {
   Queue& q = queues_.at(self);
   std::unique_lock lock(q.mutex);
   if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
@@ -54,7 +62,11 @@ InprocEnv::InprocEnv(InprocNetwork& network, const JobLayout& layout, NodeId sel
 void InprocEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
-  network_.deliver(to, encode(msg));
+  Frame frame = network_.pool().acquire(encoded_size(msg));
+  // No checksum: the frame stays in this process's memory (codec.h, FrameChecksum).
+  encode_into(msg, frame.data(), frame.size, FrameChecksum::kSkip);
+  network_.deliver(to, std::move(frame));
+  spare_.give(std::move(msg.values));
   mark();
 }
 
@@ -64,7 +76,17 @@ std::optional<Message> InprocEnv::recv(double timeout_s) {
     mark();
     return std::nullopt;
   }
-  auto m = decode(frame->data(), frame->size());
+  Message m;
+  // The frame's size bounds its values: take spare memory only for a large one.
+  m.values = spare_.take(frame->size / sizeof(float));
+  try {
+    decode_into(frame->data(), frame->size, m, kDefaultMaxMessageBytes,
+                std::numeric_limits<std::uint64_t>::max(), FrameChecksum::kSkip);
+  } catch (...) {
+    network_.pool().release(std::move(*frame));
+    throw;
+  }
+  network_.pool().release(std::move(*frame));
   mark();
   return m;
 }

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include "net/frame_pool.h"
+#include "net/spare_values.h"
 #include "net/straggler_hold.h"
 #include "runtime/env.h"
 #include "runtime/job_layout.h"
@@ -18,16 +20,21 @@
 namespace pstwin::net {
 
 /// The queues between the nodes of one in-process job. Messages travel encoded with the wire
-/// codec (codec.h) and are decoded on receipt, exactly as on a real network. Thread-safe.
+/// codec (codec.h) and are decoded on receipt, exactly as on a real network; frame buffers come
+/// from a pool the nodes share, and go back to it once decoded. Thread-safe.
 class InprocNetwork {
  public:
   explicit InprocNetwork(std::uint32_t nodes);
 
   /// Queues `frame` for node `to`. Throws std::invalid_argument for an unknown node.
-  void deliver(NodeId to, std::vector<std::uint8_t> frame);
+  void deliver(NodeId to, Frame frame);
+  /// Queues a copy of the encoded message `bytes` (a heartbeat) for node `to`.
+  void deliver_copy(NodeId to, const std::vector<std::uint8_t>& bytes);
   /// The next frame for `self`, waiting at most timeout_s; empty optional on timeout, and at
-  /// once after abort().
-  std::optional<std::vector<std::uint8_t>> take(NodeId self, double timeout_s);
+  /// once after abort(). Give it back to pool() once decoded.
+  std::optional<Frame> take(NodeId self, double timeout_s);
+  /// The frame buffers of this job's nodes.
+  FramePool& pool() { return pool_; }
   /// Ends the job: every waiting and future take() returns empty at once, so the roles stop
   /// (with their "nothing received" error) instead of waiting out their stall timeouts. For when
   /// one role has failed and the job cannot finish.
@@ -41,8 +48,9 @@ class InprocNetwork {
   struct Queue {
     std::mutex mutex;
     std::condition_variable ready;
-    std::deque<std::vector<std::uint8_t>> frames;
+    std::deque<Frame> frames;
   };
+  FramePool pool_;
   std::vector<Queue> queues_;
   std::atomic<bool> aborted_{false};
   std::atomic<std::uint64_t> bytes_sent_{0};
@@ -70,6 +78,8 @@ class InprocEnv : public Env {
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
   double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
+  std::vector<float> reusable_values(std::size_t n) override { return spare_.take(n); }
+  void recycle_values(std::vector<float> values) override { spare_.give(std::move(values)); }
   /// Where this node's checkpoints go (null: none kept). Not owned.
   void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
   /// For a worker: measures its compute and applies the scenario's stragglers (events to
@@ -85,6 +95,9 @@ class InprocEnv : public Env {
   std::unique_ptr<StragglerHold> hold_;
   CheckpointStore* checkpoints_ = nullptr;
   InprocNetwork& network_;
+  // Values of messages sent or done with, which the next received message decodes into (a
+  // worker's push buffer holds its next pull reply, and a server's reply buffer the next push).
+  SpareValues spare_;
   NodeId self_;
   Rng rng_;
   MetricsSink& metrics_;

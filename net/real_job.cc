@@ -79,7 +79,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
         beat.header.sender = n;
         heartbeats = std::make_unique<HeartbeatThread>(
             spec.fault.heartbeat_interval_s,
-            [&network, frame = encode(beat)] { network.deliver(JobLayout::scheduler(), frame); });
+            [&network, bytes = encode(beat)] { network.deliver_copy(JobLayout::scheduler(), bytes); });
       }
       try {
         run_role(env, spec, n, *make_backend(device, nullptr));

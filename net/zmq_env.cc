@@ -114,13 +114,52 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   return peers_.emplace(to, std::move(s)).first->second;
 }
 
+namespace {
+
+/// Below this size a frame is ZeroMQ's own allocation: small ones cost no page faults, and lending
+/// a pool buffer would cost a bookkeeping allocation of its own.
+constexpr std::size_t kLentFrameBytes = 64 * 1024;
+
+/// A pool buffer lent to ZeroMQ until its I/O thread has sent it.
+struct LentFrame {
+  std::shared_ptr<FramePool> pool;
+  Frame frame;
+};
+
+void give_back(void*, void* hint) {
+  std::unique_ptr<LentFrame> lent(static_cast<LentFrame*>(hint));
+  lent->pool->release(std::move(lent->frame));
+}
+
+}  // namespace
+
+Message ZmqEnv::decode_received(const zmq::message_t& frame) {
+  Message m;
+  // The frame's size bounds its values: take spare memory only for a large one.
+  m.values = spare_.take(frame.size() / sizeof(float));
+  decode_into(static_cast<const std::uint8_t*>(frame.data()), frame.size(), m,
+              options_.max_message_bytes, options_.max_range_keys, data_checksum());
+  return m;
+}
+
 void ZmqEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
-  // Encoded straight into the frame ZeroMQ sends, saving a copy of the payload.
-  zmq::message_t frame(encoded_size(msg));
-  encode_into(msg, static_cast<std::uint8_t*>(frame.data()), frame.size());
-  const std::size_t size = frame.size();
+  // Encoded straight into the frame ZeroMQ sends, saving a copy of the payload; a large one into
+  // a reused buffer that ZeroMQ takes without copying.
+  const std::size_t size = encoded_size(msg);
+  zmq::message_t frame;
+  if (size >= kLentFrameBytes) {
+    auto lent = std::make_unique<LentFrame>(LentFrame{frames_, frames_->acquire(size)});
+    encode_into(msg, lent->frame.data(), size, data_checksum());
+    std::uint8_t* bytes = lent->frame.data();
+    frame.rebuild(bytes, size, give_back, lent.get());
+    lent.release();  // ZeroMQ owns it now, and calls give_back once the frame is sent
+  } else {
+    frame.rebuild(size);
+    encode_into(msg, static_cast<std::uint8_t*>(frame.data()), size, data_checksum());
+  }
+  spare_.give(std::move(msg.values));
   if (!peer(to).send(frame, zmq::send_flags::none))
     throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
                              std::to_string(to) + " at " + book_[to] + " timed out after " +
@@ -247,8 +286,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     }
     Message m;
     try {
-      m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                 options_.max_message_bytes, options_.max_range_keys);
+      m = decode_received(raw->second);
     } catch (const ProtocolError& e) {
       reject("node " + std::to_string(*sender), e.what());
       continue;

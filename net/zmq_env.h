@@ -18,6 +18,8 @@
 #include <nlohmann/json.hpp>
 
 #include "net/curve_keys.h"
+#include "net/frame_pool.h"
+#include "net/spare_values.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
 #include "net/straggler_hold.h"
@@ -81,7 +83,8 @@ class NodeDataRefused : public std::runtime_error {
 /// host_registration (the scheduler) or join(scheduler) (every other node), then the role runs on
 /// it. Every socket speaks IPv4 and IPv6.
 ///
-/// Wire safety: every received frame is decoded with the codec's checks; a frame that fails them,
+/// Wire safety: every received frame is decoded with the codec's checks (under CURVE, all but the
+/// checksum, which CURVE's own authentication makes redundant); a frame that fails them,
 /// comes from an identity that is not a node of this job, claims another sender than its
 /// connection, or exceeds max_message_bytes is dropped with a line on stderr and counted; the
 /// node carries on. Not thread-safe: one thread uses it (ZeroMQ sockets are single-threaded).
@@ -188,6 +191,8 @@ class ZmqEnv : public Env {
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
   double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
+  std::vector<float> reusable_values(std::size_t n) override { return spare_.take(n); }
+  void recycle_values(std::vector<float> values) override { spare_.give(std::move(values)); }
   /// For a worker, after the rendezvous: measures its compute and applies the scenario's
   /// stragglers. Call before the role runs.
   void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
@@ -241,9 +246,24 @@ class ZmqEnv : public Env {
   Message await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
                       const std::string& waiting_for);
 
+  /// `m` decoded from a received frame into this node's spare buffers; throws ProtocolError.
+  Message decode_received(const zmq::message_t& frame);
+  /// The frame checksum of messages sent and received after the rendezvous: none under CURVE,
+  /// whose Poly1305 tag already authenticates every frame (DESIGN.md, "The hot path"). The
+  /// rendezvous and heartbeats always carry it, so both sides agree whatever their settings.
+  FrameChecksum data_checksum() const {
+    return options_.keys ? FrameChecksum::kSkip : FrameChecksum::kVerify;
+  }
+
   ZmqOptions options_;
   std::uint64_t seed_;
   MetricsSink& metrics_;
+  // Large frames are encoded into these buffers and lent to ZeroMQ, whose I/O thread gives them
+  // back once sent (zmq_msg_init_data with a free function): shared, so a frame still queued at
+  // close finds its pool. Declared before context_, so it outlives the sockets.
+  std::shared_ptr<FramePool> frames_ = std::make_shared<FramePool>();
+  // Values of messages sent or done with, which the next received message decodes into.
+  SpareValues spare_;
   zmq::context_t context_;
   std::unique_ptr<ZapAuthenticator> authenticator_;
   zmq::socket_t router_;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <vector>
 
 namespace pstwin::byte_order {
 
@@ -61,6 +62,23 @@ void load_array(T* dst, const std::uint8_t* p, std::size_t n) {
       else dst[i] = std::bit_cast<T>(load_u64(p));
     }
   }
+}
+
+/// Replaces v's contents with n values of T read from p, little-endian, without first filling v
+/// with zeros (a plain copy into v's existing capacity when the host is little-endian and p is
+/// aligned for T). Used by decoders, where a zero fill doubles the cost of a large payload.
+template <typename T>
+void assign_array(std::vector<T>& v, const std::uint8_t* p, std::size_t n) {
+  static_assert(sizeof(T) == 4 || sizeof(T) == 8);
+  if constexpr (kHostIsLittleEndian) {
+    if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) == 0) {
+      const T* first = reinterpret_cast<const T*>(p);
+      v.assign(first, first + n);
+      return;
+    }
+  }
+  v.resize(n);
+  load_array(v.data(), p, n);
 }
 
 /// zlib's CRC-32 of data[0..size), for any size (zlib takes 32-bit lengths; this feeds chunks).

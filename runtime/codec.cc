@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+#include <xxhash.h>
+
 #include "runtime/byte_order.h"
 #include "runtime/errors.h"
 #include "runtime/packed_values.h"
@@ -78,6 +80,10 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
 
 }  // namespace
 
+std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size) {
+  return static_cast<std::uint32_t>(XXH3_64bits(data, size));
+}
+
 std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
 
 std::vector<std::uint8_t> encode(const Message& msg) {
@@ -86,7 +92,8 @@ std::vector<std::uint8_t> encode(const Message& msg) {
   return out;
 }
 
-std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity) {
+std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
+                        FrameChecksum checksum) {
   const KeyMode mode = key_mode_of(msg);
   const std::size_t size = encoded_size_for(msg, mode);
   if (capacity < size)
@@ -138,7 +145,7 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
   if (!msg.data.empty()) std::memcpy(p, msg.data.data(), msg.data.size());
   p += msg.data.size();
 
-  store_u32(p, crc32_of(out, size - kCrcBytes));
+  store_u32(p, checksum == FrameChecksum::kVerify ? frame_checksum(out, size - kCrcBytes) : 0);
   return size;
 }
 
@@ -173,6 +180,13 @@ void take(const DecodeError& err, std::size_t& remain, std::uint64_t count,
 
 Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes,
                std::uint64_t max_range_keys) {
+  Message msg;
+  decode_into(data, size, msg, max_bytes, max_range_keys);
+  return msg;
+}
+
+void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::size_t max_bytes,
+                 std::uint64_t max_range_keys, FrameChecksum checksum) {
   const DecodeError early("message");
   if (size > max_bytes) {
     early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
@@ -195,7 +209,12 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     early.fail("unknown message type " + std::to_string(data[5]) + " (valid: 1.." +
                std::to_string(kMaxMsgType) + ")");
   }
-  Message msg;
+  msg.header = MessageHeader{};
+  msg.virtual_values = 0;
+  // A reused message may have carried packed values: none unless this frame has them.
+  msg.value_format = ValueFormat::kFloat32;
+  msg.packed_count = 0;
+  msg.packed.clear();
   MessageHeader& h = msg.header;
   h.type = static_cast<MsgType>(data[5]);
   const DecodeError err(msg_type_name(h.type));
@@ -271,16 +290,17 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
              std::to_string(n_d) + " data bytes");
   }
   const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
-  const std::uint32_t computed_crc = crc32_of(data, size - kCrcBytes);
+  const std::uint32_t computed_crc =
+      checksum == FrameChecksum::kVerify ? frame_checksum(data, size - kCrcBytes) : stored_crc;
   if (stored_crc != computed_crc) {
     err.fail("checksum mismatch: message says " + hex32(stored_crc) + ", bytes give " +
              hex32(computed_crc));
   }
 
   const std::uint8_t* p = data + kWireHeaderBytes;
+  msg.keys.clear();
   if (mode == kExplicitKeys) {
-    msg.keys.resize(n_k);
-    load_array(msg.keys.data(), p, n_k);
+    assign_array(msg.keys, p, n_k);
     p += n_k * 8;
     for (std::size_t i = 1; i < msg.keys.size(); ++i) {
       if (msg.keys[i] <= msg.keys[i - 1]) {
@@ -301,18 +321,16 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
     for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
   }
   if (packed) {
+    msg.values.clear();
     packed_values::take_packed(msg, format, n_v, p, packed_size, "decode " + std::string(msg_type_name(h.type)) + ": ");
     p += packed_size;
   } else {
-    msg.values.resize(n_v);
-    load_array(msg.values.data(), p, n_v);
+    assign_array(msg.values, p, n_v);
     p += n_v * 4;
   }
-  msg.lengths.resize(n_l);
-  load_array(msg.lengths.data(), p, n_l);
+  assign_array(msg.lengths, p, n_l);
   p += n_l * 4;
   msg.data.assign(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n_d));
-  return msg;
 }
 
 }  // namespace pstwin

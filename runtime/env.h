@@ -1,7 +1,9 @@
 // Env: everything a role may use of the world (DESIGN.md, "Env: the swappable layer").
 #pragma once
 
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "kernels/cost.h"
 #include "runtime/checkpoint/checkpoint_store.h"
@@ -44,6 +46,14 @@ class Env {
   virtual double compute_s() const { return 0.0; }
   /// Where checkpoints go; null when the job keeps none (the default).
   virtual CheckpointStore* checkpoints() { return nullptr; }
+  /// An empty vector whose memory a message of n values may reuse (capacity >= n when the
+  /// environment holds one that large): fill it rather than a fresh vector, sparing a large
+  /// allocation and its page faults. The default, for environments that move no bytes: a new one.
+  virtual std::vector<float> reusable_values(std::size_t /*n*/) { return {}; }
+  /// Takes back the values of a received message the role is done with, for reusable_values()
+  /// and for the next message to decode into (DESIGN.md, "The hot path"). The default drops them.
+  /// A message given to send() is taken back by the environment itself.
+  virtual void recycle_values(std::vector<float> /*values*/) {}
 };
 
 }  // namespace pstwin

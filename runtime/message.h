@@ -147,7 +147,7 @@ struct Message {
   std::vector<std::uint32_t> lengths;
   std::string data;
   std::uint64_t virtual_values = 0;
-  /// Compressed values (runtime/value_packing.h): when value_format is not kFloat32, `values` is
+  /// Compressed values (runtime/packed_values.h): when value_format is not kFloat32, `values` is
   /// empty and `packed` holds packed_count values in that format (kernels/compression.h); that is
   /// what travels and what the simulation charges.
   ValueFormat value_format = ValueFormat::kFloat32;

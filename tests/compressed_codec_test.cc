@@ -25,8 +25,8 @@ Message packed_push(ValueFormat f, double ratio = 0.25) {
   return m;
 }
 
-void fix_crc(std::vector<std::uint8_t>& b) {
-  byte_order::store_u32(b.data() + b.size() - 4, byte_order::crc32_of(b.data(), b.size() - 4));
+void fix_checksum(std::vector<std::uint8_t>& b) {
+  byte_order::store_u32(b.data() + b.size() - 4, frame_checksum(b.data(), b.size() - 4));
 }
 
 std::string rejection(const std::vector<std::uint8_t>& b) {
@@ -59,6 +59,24 @@ TEST(CompressedCodec, EveryFormatRoundTripsWithItsExactSize) {
   }
 }
 
+// A receiver decodes into messages it is done with (decode_into): a packed frame after a plain
+// one, and a plain one after a packed one, leave nothing of the previous message behind.
+TEST(CompressedCodec, AReusedMessageKeepsNothingOfTheFormatBefore) {
+  Message reused;
+  const std::vector<std::uint8_t> plain = encode(packed_push(ValueFormat::kFloat32));
+  const std::vector<std::uint8_t> topk = encode(packed_push(ValueFormat::kTopK));
+  decode_into(plain.data(), plain.size(), reused);
+  decode_into(topk.data(), topk.size(), reused);
+  EXPECT_EQ(reused.value_format, ValueFormat::kTopK);
+  EXPECT_TRUE(reused.values.empty()) << "packed values travel in `packed` only";
+  EXPECT_EQ(reused.packed, packed_push(ValueFormat::kTopK).packed);
+  decode_into(plain.data(), plain.size(), reused);
+  EXPECT_EQ(reused.value_format, ValueFormat::kFloat32);
+  EXPECT_EQ(reused.packed_count, 0u);
+  EXPECT_TRUE(reused.packed.empty());
+  EXPECT_EQ(reused.values, (std::vector<float>{0.5f, -1.0f, 2.0f, 0.0f, 3.0f, -0.25f, 1.5f, -4.0f}));
+}
+
 TEST(CompressedCodec, UncompressedFramesKeepTheirVersion4Size) {
   Message m = packed_push(ValueFormat::kFloat32);
   EXPECT_EQ(encode(m).size(), kWireHeaderBytes + 8 + 8 * 4 + 4);
@@ -68,20 +86,20 @@ TEST(CompressedCodec, InvalidPackingsAreRefused) {
   std::vector<std::uint8_t> b = encode(packed_push(ValueFormat::kTopK));  // k = 2: indices 4, 7
   const std::size_t payload = kWireHeaderBytes + 8;
   b[payload + 8] = 1;  // second index 1 after 4
-  fix_crc(b);
+  fix_checksum(b);
   EXPECT_NE(rejection(b).find("strictly increasing"), std::string::npos) << rejection(b);
   b = encode(packed_push(ValueFormat::kTopK));
   b[payload] = 9;  // k = 9 of 8 values
-  fix_crc(b);
+  fix_checksum(b);
   EXPECT_NE(rejection(b).find("k = 9"), std::string::npos) << rejection(b);
   b = encode(packed_push(ValueFormat::kFp16));
   b[76] = static_cast<std::uint8_t>(ValueFormat::kInt8);  // 16 bytes are no int8 packing of 8 values
-  fix_crc(b);
+  fix_checksum(b);
   EXPECT_NE(rejection(b).find("expected 12"), std::string::npos) << rejection(b);
   b = encode(packed_push(ValueFormat::kFp16));
   b[88] = 0xff;  // a huge value count
   b[95] = 0x7f;
-  fix_crc(b);
+  fix_checksum(b);
   EXPECT_NE(rejection(b).find("packed values exceed"), std::string::npos) << rejection(b);
 }
 

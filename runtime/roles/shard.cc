@@ -107,6 +107,7 @@ void Shard::push(Message m, std::uint32_t w, std::vector<std::uint32_t>* rows_ou
                              {{"range", range_}, {"worker", w}, {"clock", clock}});
       break;
   }
+  env_.recycle_values(std::move(m.values));  // empty when buffered; else the next push lands here
 }
 
 void Shard::set_live(std::uint32_t w, bool live) {
@@ -236,7 +237,8 @@ Message Shard::pull_reply(bool keyed, const std::vector<std::uint32_t>& rows, st
                   reply.values.begin() + static_cast<long>(j * width_));
     env_.account(copy_cost(reply.values.size()));
   } else {
-    reply.values = params_;
+    reply.values = env_.reusable_values(params_.size());
+    reply.values.assign(params_.begin(), params_.end());
     env_.account(copy_cost(params_.size()));
   }
   return reply;

@@ -312,6 +312,7 @@ bool Worker::await_parameters(std::int64_t clock) {
                             (sparse ? " (keyed)" : " (whole shard)"));
       std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(first * width));
     }
+    env_.recycle_values(std::move(m->values));  // the next push or pull reply reuses its memory
     // The answer to this clock's pull acknowledges the range's push of the clock before.
     router_.answered(r);
     read_version_ = std::min(read_version_, m->header.version);
@@ -398,9 +399,11 @@ bool Worker::push(std::int64_t clock, double loss, bool pull_after) {
       m.virtual_values = keys.size();
     else if (host_sum)
       m.values = std::move(*host_sum);
-    else
+    else {
+      m.values = env_.reusable_values(keys.size());
       m.values.assign(grad_.begin() + static_cast<long>(keys.begin),
                       grad_.begin() + static_cast<long>(keys.end));
+    }
     deferred_ += compressor_.pack_push(m, 1);
     router_.send(std::move(m));
   }

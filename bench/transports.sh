@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# Push/pull throughput of each pstwin transport, set against its ceiling measured in the same run
+# (README, "Transport benchmark"; the goals are issue 14's):
+#   inproc         `launch --transport inproc`, ceiling: a memcpy of the same bytes
+#   zmq            ZeroMQ over loopback TCP, --insecure, ceiling: iperf3 TCP over loopback
+#   zmq-curve      the same with CURVE (the default), ceiling: the lower of iperf3 and
+#                  libsodium's XSalsa20-Poly1305 (CURVE's cipher) alone on this CPU
+#   ucx            not built yet: printed as such, with UCX's own tag bandwidth (ucx_perftest)
+#                  as what it could reach
+# at 1K, 100K and 10M float32 values for 1, 2 and 4 workers; plus a bare ZeroMQ DEALER/ROUTER
+# round trip of a 1K push's bytes (the floor of a small push + pull) and the peak memory of a
+# 10M-value job.
+#
+# Each case runs `pstwin launch` on a timing-only scenario: 1 server, W workers, P parameters,
+# ASP, so every iteration of every worker is one push of P values and one pull reply of P values
+# (the real roles and codec). Time is taken between the first and the last evaluation row of
+# metrics.csv, which leaves out process start and rendezvous. One run, no repeats: on a shared
+# machine the figures move by tens of percent.
+#
+# usage: bench/transports.sh   (needs build/cli/pstwin and build/bench/transport_ceilings_bench;
+#                               iperf3 and /usr/bin/time for their ceilings)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BIN=${BIN:-build/cli/pstwin}
+CEIL=${CEIL:-build/bench/transport_ceilings_bench}
+for b in "$BIN" "$CEIL"; do [ -x "$b" ] || { echo "no $b: build first" >&2; exit 2; }; done
+work=$(mktemp -d)
+trap 'rm -rf "$work"; [ -n "${iperf_pid:-}" ] && kill "$iperf_pid" 2>/dev/null || true' EXIT
+
+# ---- ceilings ----------------------------------------------------------------------------
+tcp_gbps=0
+if command -v iperf3 >/dev/null; then
+  iperf3 -s -1 -p 5299 >/dev/null 2>&1 & iperf_pid=$!
+  sleep 0.5
+  tcp_gbps=$(iperf3 -c 127.0.0.1 -p 5299 -t 3 -J 2>/dev/null |
+         /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/8e9)')
+  printf 'ceiling: iperf3 TCP over loopback, 1 stream: %.2f GB/s\n' "$tcp_gbps"
+else
+  echo "ceiling: iperf3 not installed (apt-get install iperf3); zmq shares are left out"
+fi
+"$CEIL" --benchmark_format=json --benchmark_min_time=0.5 >"$work/ceilings.json" 2>/dev/null
+/usr/bin/python3 - "$work/ceilings.json" <<'PY' | tee "$work/ceilings.txt"
+import json, sys
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    name, arg = b["name"].split("/")[0], int(b["name"].split("/")[1])
+    gbps = b["bytes_per_second"] / 1e9
+    us = b["real_time"] * {"ns": 1e-3, "us": 1, "ms": 1e3}[b["time_unit"]]
+    print(f"{name.removeprefix('BM_')} {arg // 4} {gbps:.4f} {us:.2f}")
+PY
+echo "(each line: what, values, GB/s, microseconds per push + pull)"
+if command -v ucx_perftest >/dev/null; then
+  (timeout 60 ucx_perftest -p 13377 >/dev/null 2>&1 &)
+  sleep 1
+  ucx_mibps=$(timeout 60 ucx_perftest 127.0.0.1 -p 13377 -t tag_bw -s 40000000 -n 20 -w 2 2>/dev/null |
+              awk '/^Final:/ { print $7 }')
+  awk -v m="${ucx_mibps:-0}" 'BEGIN { printf "UCX tag bandwidth, 40 MB messages one way (ucx_perftest; no pstwin transport yet): %.2f GB/s\n", m * 1048576 / 1e9 }'
+fi
+
+cat >"$work/base.json" <<'JSON'
+{"name": "pushpull", "seed": 1,
+ "model": {"type": "synthetic", "parameters": 1000},
+ "training": {"iterations": 100, "eval_every": 50},
+ "consistency": [{"mode": "asp"}],
+ "cluster": {"workers": 1, "servers": 1,
+   "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "10us"}},
+   "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "10us"}}}}
+JSON
+
+# ---- transports --------------------------------------------------------------------------
+echo
+printf '%-10s %-8s %-9s %10s %14s %9s %s\n' transport workers values "GB/s" "us/iteration" "share" "of"
+for P in 1000 100000 10000000; do
+  case $P in 1000) iters=4000 ;; 100000) iters=400 ;; *) iters=10 ;; esac
+  for W in 1 2 4; do
+    for T in inproc zmq zmq-curve ucx; do
+      case $T in
+        inproc) flags=(--transport inproc) ;;
+        zmq) flags=(--transport zmq --insecure) ;;
+        zmq-curve) flags=(--transport zmq) ;;
+        ucx) printf '%-10s %-8s %-9s %10s\n' "$T" "$W" "$P" "(not built: see README, 'Transport benchmark')"; continue ;;
+      esac
+      out="$work/$T-w$W-p$P"
+      "$BIN" launch "$work/base.json" "${flags[@]}" --out "$out" --set /cluster/workers=$W \
+        --set /model/parameters=$P --set /training/iterations=$iters \
+        --set /training/eval_every=$((iters / 2)) >"$out.log" 2>&1 || { echo "run failed:"; cat "$out.log"; exit 1; }
+      /usr/bin/python3 - "$out/asp/metrics.csv" "$W" "$P" "$T" "$tcp_gbps" "$work/ceilings.txt" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+w, p, t, tcp = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5])
+ceil = {(l.split()[0], int(l.split()[1])): float(l.split()[2]) for l in open(sys.argv[6])}
+t0, t1 = float(rows[0]["time_s"]), float(rows[-1]["time_s"])
+c0, c1 = int(rows[0]["clock"]), int(rows[-1]["clock"])
+done = (c1 - c0) * w                      # iterations completed in the window, all workers
+secs = t1 - t0
+gbps = done * 2 * (p * 4 + 116) / secs / 1e9   # one push and one pull reply, header and checksum
+if t == "inproc":
+    ceiling, of = ceil[("Memcpy", p)], "memcpy"
+elif t == "zmq-curve" and ceil[("CurveCipher", p)] < tcp:
+    ceiling, of = ceil[("CurveCipher", p)], "cipher"
+else:
+    ceiling, of = tcp, "iperf3"
+share = f"{gbps / ceiling * 100:8.1f}%" if ceiling > 0 else "       -"
+print(f"{t:<10} {w:<8} {p:<9} {gbps:10.3f} {secs / (c1 - c0) * 1e6:14.1f} {share} {of}")
+PY
+    done
+  done
+done
+
+# ---- peak memory -------------------------------------------------------------------------
+# A node process holds ~200 MB before its first message (libraries, the CUDA runtime where
+# built), so the figure is the largest process's peak of a 10M-value job less that of the same
+# job at 1K values: the memory the 40 MB of parameters cost, as a multiple of them.
+echo
+peak_kb() {  # transport flags... -> the job's largest peak RSS in kB
+  local P=$1; shift
+  /usr/bin/time -v "$BIN" launch "$work/base.json" "$@" --out "$work/mem-$P-$RANDOM" \
+    --set /model/parameters=$P --set /training/iterations=10 \
+    --set /training/eval_every=5 >/dev/null 2>"$work/mem.log" || { cat "$work/mem.log"; exit 1; }
+  sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/mem.log"
+}
+for T in inproc zmq; do
+  [ $T = inproc ] && flags=(--transport inproc) || flags=(--transport zmq --insecure)
+  big=$(peak_kb 10000000 "${flags[@]}"); small=$(peak_kb 1000 "${flags[@]}")
+  awk -v t=$T -v big="$big" -v small="$small" 'BEGIN { printf "peak memory, 10M values, 1 worker, %s (%s): %.0f MB, %.0f MB over the 1K-value job = %.2f x the 40 MB of parameters\n", t, t == "inproc" ? "all nodes in one process" : "largest process", big / 1024, (big - small) / 1024, (big - small) * 1024 / 40e6 }'
+done

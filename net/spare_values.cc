@@ -1,0 +1,35 @@
+#include "net/spare_values.h"
+
+#include <algorithm>
+
+namespace pstwin::net {
+
+void SpareValues::give(std::vector<float> values) {
+  if (values.capacity() * sizeof(float) < kWorthKeepingBytes) return;
+  held_.push_back(std::move(values));
+  if (held_.size() > kKept) {
+    auto smallest = std::min_element(held_.begin(), held_.end(), [](const auto& a, const auto& b) {
+      return a.capacity() < b.capacity();
+    });
+    std::swap(*smallest, held_.back());
+    held_.pop_back();
+  }
+}
+
+std::vector<float> SpareValues::take(std::size_t n) {
+  if (held_.empty() || n * sizeof(float) < kWorthKeepingBytes) return {};
+  auto pick = held_.end();
+  for (auto it = held_.begin(); it != held_.end(); ++it)
+    if (it->capacity() >= n && (pick == held_.end() || it->capacity() < pick->capacity())) pick = it;
+  if (pick == held_.end())
+    pick = std::max_element(held_.begin(), held_.end(), [](const auto& a, const auto& b) {
+      return a.capacity() < b.capacity();
+    });
+  std::vector<float> out = std::move(*pick);
+  std::swap(*pick, held_.back());
+  held_.pop_back();
+  out.clear();
+  return out;
+}
+
+}  // namespace pstwin::net

@@ -1,0 +1,29 @@
+// SpareValues: value vectors a node's messages are done with, kept so that the next message
+// received decodes into memory already faulted in, and the next one sent is filled there
+// (DESIGN.md, "The hot path"). One node's; not thread-safe (its role's thread uses it).
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace pstwin::net {
+
+/// At most `kKept` vectors, the ones of largest capacity; their contents are undefined.
+class SpareValues {
+ public:
+  static constexpr std::size_t kKept = 2;
+  /// Smaller vectors are not worth keeping: the allocator serves them from memory it holds.
+  static constexpr std::size_t kWorthKeepingBytes = 64 * 1024;
+
+  /// Keeps `values`' memory if it is among the kKept largest held (small ones are dropped).
+  void give(std::vector<float> values);
+  /// For a message of about n values: the smallest held vector of capacity >= n, else the
+  /// largest held; an empty one when nothing is held or n is too small to be worth it (so a
+  /// small control message does not carry off the buffer the next push needs).
+  std::vector<float> take(std::size_t n);
+
+ private:
+  std::vector<std::vector<float>> held_;
+};
+
+}  // namespace pstwin::net
