@@ -1,6 +1,7 @@
 #include "net/live_metrics.h"
 
 #include <algorithm>
+#include <chrono>
 #include <sstream>
 #include <stdexcept>
 
@@ -195,10 +196,18 @@ MetricsHttpServer::MetricsHttpServer(const std::string& address, std::function<s
                              ": the port is taken or no interface has that address");
   const bool v6 = host.find(':') != std::string::npos;
   url_ = "http://" + (v6 ? "[" + host + "]" : host) + ":" + std::to_string(bound) + "/metrics";
-  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  thread_ = std::thread([this] {
+    server_->listen_after_bind();
+    listen_returned_ = true;
+  });
 }
 
 MetricsHttpServer::~MetricsHttpServer() {
+  // httplib's stop() does nothing until the listening thread has marked the server running, and
+  // that thread would then listen for ever: a job that fails at once (its ZeroMQ port taken)
+  // hung here. Wait until it runs, or has already given up, before stopping it.
+  while (!server_->is_running() && !listen_returned_)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   server_->stop();
   if (thread_.joinable()) thread_.join();
 }

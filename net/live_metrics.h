@@ -2,6 +2,7 @@
 // over HTTP while the job runs (README, "Watching a launched job").
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -109,6 +110,7 @@ class MetricsHttpServer {
  private:
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> listen_returned_{false};  ///< set by thread_ when listening ends
   std::string url_;
 };
 
