@@ -21,9 +21,9 @@ namespace pstwin::net {
 namespace {
 
 /// Reads a registration's body `j`: {"role", "address", "index" (optional; -1 or absent: any free
-/// one), "rejoin" (optional bool), "fingerprint" (read by admits)}. Returns whether it asks to
-/// rejoin a running job. Throws ProtocolError naming the field that is missing or of the wrong
-/// type or range (runtime/wire_json.h).
+/// one), "rejoin" (optional bool), "join" (optional bool, read by asks_to_join), "fingerprint"
+/// (read by admits)}. Returns whether it asks to rejoin a running job. Throws ProtocolError
+/// naming the field that is missing or of the wrong type or range (runtime/wire_json.h).
 bool read_registration(const nlohmann::json& j, std::string& role, std::string& address, std::int64_t& index) {
   const std::string what = "registration";
   role = wire_json::string_member(j, "role", what);
