@@ -78,7 +78,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules) {
   self_ = kScheduler;
   fingerprint_ = rules.fingerprint;
-  if (rules.joining_servers >= servers)
+  if (rules.joining_servers > 0 && rules.joining_servers >= servers)
     throw std::invalid_argument("host_registration: " + std::to_string(rules.joining_servers) +
                                 " of " + std::to_string(servers) + " servers joining later leaves none to start with");
   joining_servers_ = rules.joining_servers;
