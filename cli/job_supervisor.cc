@@ -20,7 +20,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Action {
   double at_s;
-  bool fail;  // else restart
+  enum class What { kFail, kRestart, kJoin } what;
   NodeRef node;
 };
 
@@ -39,15 +39,22 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
                   const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events) {
   std::vector<Action> actions;
   for (const auto& e : schedule) {
-    actions.push_back({e.at_s, true, e.target});
-    if (e.recover_at_s) actions.push_back({*e.recover_at_s, false, e.target});
+    if (e.kind == FailureSpec::Kind::kJoin) {  // a joining server's first process starts then
+      actions.push_back({e.at_s, Action::What::kJoin, e.target});
+      continue;
+    }
+    actions.push_back({e.at_s, Action::What::kFail, e.target});
+    if (e.recover_at_s) actions.push_back({*e.recover_at_s, Action::What::kRestart, e.target});
   }
   std::stable_sort(actions.begin(), actions.end(),
                    [](const Action& a, const Action& b) { return a.at_s < b.at_s; });
   std::vector<pid_t> killed;  // on purpose: their exit status says nothing about the job
   std::vector<pid_t> others;  // every server and worker process started, current or former
-  for (pid_t p : job.servers) others.push_back(p);
-  for (pid_t p : job.workers) others.push_back(p);
+  // Not the -1 of a server yet to join: kill(-1, ...) would signal every process of the user.
+  for (pid_t p : job.servers)
+    if (p > 0) others.push_back(p);
+  for (pid_t p : job.workers)
+    if (p > 0) others.push_back(p);
   const pid_t scheduler = job.scheduler;  // job.scheduler becomes -1 if it is killed
   const std::string summary = std::filesystem::path(time0_file).parent_path().string() + "/summary.json";
   std::optional<Clock::time_point> time0;
@@ -79,7 +86,7 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
       const Action& a = actions[next++];
       const double t = std::chrono::duration<double>(Clock::now() - *time0).count();
       pid_t& target = pid_of(job, a.node);
-      if (a.fail) {
+      if (a.what == Action::What::kFail) {
         if (target <= 0) continue;  // already down
         kill(target, SIGKILL);
         killed.push_back(target);
@@ -89,10 +96,11 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
         std::cerr << "launch: killed " << a.node.text() << " at " << t << " s\n";
       } else {
         if (target > 0) continue;  // never went down
+        const bool join = a.what == Action::What::kJoin;
         target = job.restart(a.node);
         others.push_back(target);
-        events.push_back({{"time_s", t}, {"type", "node_restarted"}, {"node", a.node.text()}});
-        std::cerr << "launch: restarted " << a.node.text() << " at " << t << " s\n";
+        events.push_back({{"time_s", t}, {"type", join ? "node_started" : "node_restarted"}, {"node", a.node.text()}});
+        std::cerr << "launch: " << (join ? "started joining " : "restarted ") << a.node.text() << " at " << t << " s\n";
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

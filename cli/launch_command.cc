@@ -181,7 +181,15 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     if (rejoin) node.insert(node.begin() + 2, "--rejoin");
     return node;
   };
+  // The last servers of a scenario with joins start later, at their "at" (supervise_job).
+  const std::uint32_t first_joiner = scenario.cluster.servers - static_cast<std::uint32_t>(std::count_if(
+      scenario.failures.begin(), scenario.failures.end(),
+      [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; }));
   for (std::uint32_t r = 0; r < roles; ++r) {
+    if (r >= first_joiner && r < scenario.cluster.servers) {
+      pids.push_back(-1);
+      continue;
+    }
     auto node = node_command(r, false);
     if (remote) {
       // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
@@ -201,7 +209,8 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     job.restart = [&](const NodeRef& ref) {
       const std::uint32_t r = ref.role == NodeRef::Role::kServer ? ref.index
                                                                  : scenario.cluster.servers + ref.index;
-      return spawn(node_command(r, true));
+      // A joining server's first process is no restart: its index alone makes it join.
+      return spawn(node_command(r, r < first_joiner || r >= scenario.cluster.servers));
     };
     std::vector<nlohmann::json> events;
     // Once the scheduler is gone the others have nothing left to do but report, or wait in vain
@@ -288,8 +297,6 @@ int launch_command(const std::vector<std::string>& args) {
     else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
     for (const auto& f : run.failures)
       if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
-      else if (f.kind == FailureSpec::Kind::kJoin)
-        why = "cannot start a joining server yet: servers joining a running job are simulated only";
     if (!why.empty()) {
       std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
       return 2;

@@ -72,6 +72,7 @@ int node_command(const std::vector<std::string>& args) {
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
       ("index", po::value<int>(), "server or worker: register as this index (0-based)")
       ("rejoin", po::bool_switch(), "a restarted server or worker joining its running job (needs --index)")
+      ("join", po::bool_switch(), "a server the scenario declares joining ({\"join\": \"server\"}) joining the running job; implied by such a server's --index")
       ("checkpoint-dir", po::value<std::string>(), "scheduler and servers: where checkpoints go")
       ("resume", po::value<std::string>(), "start from the newest complete checkpoint in this folder")
       ("quiet", po::bool_switch(), "no line about the data read, no progress lines, no final table")
@@ -169,6 +170,16 @@ int node_command(const std::vector<std::string>& args) {
   options.rejoin = (*vm)["rejoin"].as<bool>();
   if (options.rejoin && options.index < 0) {
     std::cerr << "pstwin node: --rejoin needs --index (which node restarts)\n";
+    return 2;
+  }
+  // The last servers of a scenario with joins start off the ring: their process joins the running
+  // job. Whether --join names one the scenario declares is the scheduler's to say (it refuses).
+  const auto joins = std::count_if(scenario->failures.begin(), scenario->failures.end(),
+                                   [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; });
+  options.join = (*vm)["join"].as<bool>() ||
+                 (options.role == "server" && options.index >= static_cast<int>(scenario->cluster.servers - joins));
+  if (options.join && (options.role != "server" || options.index < 0)) {
+    std::cerr << "pstwin node: --join needs --role server and --index (which joining server this is)\n";
     return 2;
   }
   if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {

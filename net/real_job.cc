@@ -1,5 +1,6 @@
 #include "net/real_job.h"
 
+#include <algorithm>
 #include <chrono>
 #include <iomanip>
 #include <sstream>
@@ -219,6 +220,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     rules.connect_timeout_s = options.connect_timeout_s;
     rules.ready_timeout_s = options.stall_timeout_s;
     rules.fingerprint = fingerprint;
+    rules.joining_servers = static_cast<std::uint32_t>(std::count_if(
+        scenario.failures.begin(), scenario.failures.end(),
+        [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; }));
     rules.prepare = [&] {
       prepared = read_node_data(scenario, "scheduler", options.quiet);
       make_spec();
@@ -285,10 +289,10 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   // A node registers as it starts and reads its data afterwards, while the scheduler waits for
   // everyone: the connect timeout covers starting processes, not reading data. A restarted node
   // reads first: its job is running and wants it back at once.
-  if (options.rejoin) {
+  if (options.rejoin || options.join) {
     prepared = read_node_data(scenario, options.role, options.quiet);
     env.register_node(options.scheduler_endpoint, options.role, address, options.connect_timeout_s,
-                      options.index, true, fingerprint);
+                      options.index, options.rejoin, fingerprint, options.join);
   } else {
     env.register_node(options.scheduler_endpoint, options.role, address, options.connect_timeout_s,
                       options.index, false, fingerprint);
@@ -317,7 +321,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   const auto progress = progress_lines(env, node_name(env.layout(), env.self()), spec.iterations,
                                        options.progress_interval_s);
   SpanForwardingEnv traced(env);  // the node's spans go to the scheduler's trace.json
-  run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin);
+  // A joining server starts as a restarted one does: holding nothing until the ring hands it blocks.
+  run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin || options.join);
   env.stop_heartbeats();
   if (spec.fault.enabled) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)

@@ -41,6 +41,7 @@ struct NodeOptions {
   std::string device = "cpu";       ///< the role's kernels: make_backend(device), "cpu" or "cuda"
   int index = -1;                   ///< server or worker index to register as (-1: any free one)
   bool rejoin = false;              ///< a restarted node joining a running job (needs index)
+  bool join = false;                ///< a server declared joining ({"join": "server"}) joining the running job (needs index)
   std::string checkpoint_dir;       ///< servers and scheduler: where checkpoints go (empty: none)
   std::string resume_from;          ///< every node: resume from this checkpoint folder
   bool quiet = false;               ///< no line about the data read

@@ -62,6 +62,10 @@ struct RendezvousRules {
   /// scheduler's and returns the model's shape, which every address book carries as "model".
   /// Whatever it throws turns every node away with its message and is rethrown. Empty: {}.
   std::function<nlohmann::json()> prepare;
+  /// The last `joining_servers` server indices join the running job later (the scenario's
+  /// {"join": "server"} entries): the rendezvous does not wait for them, their addresses stay
+  /// empty until they join, and only they may register with "join" once the job runs.
+  std::uint32_t joining_servers = 0;
 };
 
 /// The scheduler turned this node away (another job fingerprint, a taken index, ...): bad input
@@ -122,6 +126,9 @@ class ZmqEnv : public Env {
   /// After the rendezvous, recv() takes a registration flagged {"rejoin": true} for a given role
   /// and index as a restarted node: it gets that node's id and the address book, and every other
   /// node is told the new address (an env-level kAddressBook {"update": ...}, never seen by roles).
+  /// A registration flagged {"join": true} is taken the same way for a server of the last
+  /// rules.joining_servers indices (it joins for the first time); for any other it is refused,
+  /// naming the joining servers. Before the start, those indices are refused (not started yet).
   void host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules);
   /// The same with no fingerprint check, nothing to prepare, and timeout_s for both steps.
   void host_registration(std::uint32_t servers, std::uint32_t workers, double timeout_s);
@@ -129,7 +136,8 @@ class ZmqEnv : public Env {
   /// Node side, first step: registers as `role` ("server" or "worker") with the scheduler at
   /// `scheduler_endpoint`, advertising `my_address` and `fingerprint` (null: none), and waits
   /// until the scheduler accepts it. `index` >= 0 asks for that server or worker index; `rejoin`
-  /// registers a restarted node into a running job (it must name its index), and then the
+  /// registers a restarted node into a running job (it must name its index), `join` a server the
+  /// scenario declares joining (the same, flagged "join"), and then the
   /// address book comes at once: no await_address_book. Throws std::runtime_error saying why:
   ///   "cannot reach the scheduler at E: cannot resolve host H (why)";
   ///   "the scheduler at E refused this node's key: it does not hold the job's key pair ..."
@@ -145,7 +153,7 @@ class ZmqEnv : public Env {
   /// registration), and ProtocolError for an answer that does not decode.
   void register_node(const std::string& scheduler_endpoint, const std::string& role,
                      const std::string& my_address, double timeout_s, int index = -1,
-                     bool rejoin = false, const nlohmann::json& fingerprint = nullptr);
+                     bool rejoin = false, const nlohmann::json& fingerprint = nullptr, bool join = false);
   /// Node side, second step (after register_node, without rejoin): tells the scheduler this node
   /// has read its data and waits up to timeout_s for the address book. Throws std::runtime_error
   /// on a timeout or when the job does not start (the scheduler's reason), ProtocolError for an
@@ -272,6 +280,7 @@ class ZmqEnv : public Env {
   NodeId self_ = 0;
   std::vector<std::string> book_;
   JobLayout layout_;
+  std::uint32_t joining_servers_ = 0;  ///< scheduler: RendezvousRules::joining_servers
   nlohmann::json fingerprint_;   // scheduler: the job's (null: unchecked)
   nlohmann::json model_shape_ = nlohmann::json::object();  // carried by every address book
   std::string scheduler_endpoint_;  // node: as given to register_node

@@ -23,7 +23,7 @@ void ZmqEnv::join(const std::string& scheduler_endpoint, const std::string& role
 
 void ZmqEnv::register_node(const std::string& scheduler_endpoint, const std::string& role,
                            const std::string& my_address, double timeout_s, int index, bool rejoin,
-                           const nlohmann::json& fingerprint) {
+                           const nlohmann::json& fingerprint, bool join) {
   registration_ = std::make_unique<zmq::socket_t>(open_socket(context_, zmq::socket_type::dealer));
   zmq::socket_t& dealer = *registration_;
   std::random_device entropy;
@@ -45,6 +45,7 @@ void ZmqEnv::register_node(const std::string& scheduler_endpoint, const std::str
   nlohmann::json body{{"role", role}, {"address", my_address}};
   if (index >= 0) body["index"] = index;
   if (rejoin) body["rejoin"] = true;
+  if (join) body["join"] = true;  // a server the scenario declares joining, not a restart
   if (!fingerprint.is_null()) body["fingerprint"] = fingerprint;
   reg.data = body.dump();
   const auto bytes = encode(reg);
@@ -52,7 +53,7 @@ void ZmqEnv::register_node(const std::string& scheduler_endpoint, const std::str
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   const Message reply = await_reply(deadline, timeout_s, "did not answer the registration");
-  if (rejoin) return;  // a running job answers with the address book
+  if (rejoin || join) return;  // a running job answers with the address book
   const auto answer = wire_json::parse_object(reply.data, "answer to the registration");
   if (!answer.contains("accepted") || answer["accepted"] != true)
     throw ProtocolError("the scheduler answered the registration with neither acceptance nor error");

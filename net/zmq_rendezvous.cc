@@ -21,9 +21,9 @@ namespace pstwin::net {
 namespace {
 
 /// Reads a registration's body `j`: {"role", "address", "index" (optional; -1 or absent: any free
-/// one), "rejoin" (optional bool), "fingerprint" (read by admits)}. Returns whether it asks to
-/// rejoin a running job. Throws ProtocolError naming the field that is missing or of the wrong
-/// type or range (runtime/wire_json.h).
+/// one), "rejoin" (optional bool), "join" (optional bool, read by asks_to_join), "fingerprint"
+/// (read by admits)}. Returns whether it asks to rejoin a running job. Throws ProtocolError
+/// naming the field that is missing or of the wrong type or range (runtime/wire_json.h).
 bool read_registration(const nlohmann::json& j, std::string& role, std::string& address, std::int64_t& index) {
   const std::string what = "registration";
   role = wire_json::string_member(j, "role", what);
@@ -32,6 +32,14 @@ bool read_registration(const nlohmann::json& j, std::string& role, std::string& 
   if (!j.contains("rejoin")) return false;
   if (!j["rejoin"].is_boolean()) throw ProtocolError(what + ": \"rejoin\" must be true or false");
   return j["rejoin"].get<bool>();
+}
+
+/// Whether registration `j` asks to join the running job as a server declared joining ("join":
+/// true). Throws ProtocolError when "join" is there but not a boolean.
+bool asks_to_join(const nlohmann::json& j) {
+  if (!j.contains("join")) return false;
+  if (!j["join"].is_boolean()) throw ProtocolError("registration: \"join\" must be true or false");
+  return j["join"].get<bool>();
 }
 
 /// "server:0" or "worker:3": the slot of node `id` in a job of `servers` servers.
@@ -70,11 +78,19 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, dou
 void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, const RendezvousRules& rules) {
   self_ = kScheduler;
   fingerprint_ = rules.fingerprint;
+  if (rules.joining_servers > 0 && rules.joining_servers >= servers)
+    throw std::invalid_argument("host_registration: " + std::to_string(rules.joining_servers) +
+                                " of " + std::to_string(servers) + " servers joining later leaves none to start with");
+  joining_servers_ = rules.joining_servers;
   const std::uint32_t nodes = 1 + servers + workers;
+  // The joining servers register only once the job runs (take_back): not waited for here.
+  const std::uint32_t expected = servers - rules.joining_servers + workers;
+  const NodeId first_joiner = 1 + servers - rules.joining_servers;
   std::vector<std::string> book(nodes);
   std::vector<std::string> identity_of(nodes);
   std::vector<bool> registered(nodes, false), ready(nodes, false);
   registered[kScheduler] = ready[kScheduler] = true;
+  for (NodeId id = first_joiner; id <= servers; ++id) registered[id] = ready[id] = true;
   book[kScheduler] = endpoint_;
   std::uint32_t registrations = 0, readies = 0;
   using clock = std::chrono::steady_clock;
@@ -93,8 +109,8 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
     tell_everyone("the job did not start: " + why, false);
     throw std::runtime_error(why);
   };
-  while (registrations < servers + workers || readies < servers + workers || !prepared) {
-    if (registrations == servers + workers && !prepared) {
+  while (registrations < expected || readies < expected || !prepared) {
+    if (registrations == expected && !prepared) {
       // Every node is reading its data now; the scheduler reads its own meanwhile.
       try {
         if (rules.prepare) model_shape_ = rules.prepare();
@@ -110,11 +126,10 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
     const double left = std::chrono::duration<double>(deadline - clock::now()).count();
     auto raw = left > 0 ? receive_raw(left) : std::nullopt;
     if (!raw) {
-      if (registrations < servers + workers)
-      if (registrations < servers + workers) {
+      if (registrations < expected) {
         std::uint32_t servers_in = 0;
-        for (NodeId id = 1; id <= servers; ++id) servers_in += registered[id] ? 1 : 0;
-        give_up("only " + std::to_string(servers_in) + " of " + std::to_string(servers) +
+        for (NodeId id = 1; id < first_joiner; ++id) servers_in += registered[id] ? 1 : 0;
+        give_up("only " + std::to_string(servers_in) + " of " + std::to_string(first_joiner - 1) +
                 " servers and " + std::to_string(registrations - servers_in) + " of " +
                 std::to_string(workers) + " workers registered within " +
                 format_seconds(rules.connect_timeout_s) +
@@ -175,7 +190,14 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
     // A launcher that knows which process is which (to inject failures into them) asks for the
     // index; others take the next free one.
     const NodeId first = role == "server" ? 1 : 1 + servers;
-    const std::uint32_t count = role == "server" ? servers : workers;
+    const std::uint32_t count = role == "server" ? servers - rules.joining_servers : workers;
+    if (role == "server" && index >= static_cast<std::int64_t>(count) && index < servers) {
+      const std::string why = "registration refused: server:" + std::to_string(index) +
+                              " joins the running job (the scenario's /failures); start it once the job runs";
+      reject(printable(who), why);
+      refuse_registration(who, why);
+      continue;
+    }
     NodeId id = 0;
     if ((role == "server" || role == "worker") && index >= 0 && static_cast<std::uint32_t>(index) < count &&
         identity_of[first + index].empty())
@@ -205,7 +227,8 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
   // Time 0 of the job is the end of the rendezvous, so start-up and data loading are not counted.
   // Every address book carries the job's clock, and each node sets its own from it (see now()).
   start_ = std::chrono::steady_clock::now();
-  for (NodeId id = 1; id < nodes; ++id) answer_registration(identity_of[id], id);
+  for (NodeId id = 1; id < nodes; ++id)
+    if (!identity_of[id].empty()) answer_registration(identity_of[id], id);
 }
 
 bool ZmqEnv::admits(const std::string& identity, const std::string& node,
@@ -256,14 +279,18 @@ void ZmqEnv::answer_registration(const std::string& identity, NodeId id) {
 void ZmqEnv::take_back(const std::string& identity, const Message& registration) {
   std::string role, address;
   std::int64_t index = -1;
+  bool join = false;
   try {
     const auto j = wire_json::parse_object(registration.data, "registration");
-    if (!read_registration(j, role, address, index)) {
+    const bool rejoin = read_registration(j, role, address, index);
+    join = asks_to_join(j);
+    if (!rejoin && !join) {
       refuse_registration(identity, "the job has already started with all its nodes");
       reject(printable(identity), "registration after the job started");
       return;
     }
-    if (!admits(identity, role + ":" + std::to_string(index) + " (restarted) at " + address, j)) return;
+    if (!admits(identity, role + ":" + std::to_string(index) + (join ? " (joining)" : " (restarted)") + " at " + address, j))
+      return;
   } catch (const ProtocolError& e) {
     reject(printable(identity), e.what());
     return;
@@ -276,6 +303,20 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
   }
   const NodeId id = role == "server" ? layout_.server(static_cast<std::uint32_t>(index))
                                      : layout_.worker(static_cast<std::uint32_t>(index));
+  const std::uint32_t first_joiner = layout_.servers - joining_servers_;
+  const bool declared = role == "server" && static_cast<std::uint32_t>(index) >= first_joiner;
+  if (join && !declared) {
+    // Only a server the scenario declares joining may come in late: any other is a restart.
+    const std::string why =
+        role + ":" + std::to_string(index) + " cannot join: it is not a joining server of this job (" +
+        (joining_servers_ == 0 ? std::string("the scenario declares none")
+                               : "the scenario's joining servers are server:" + std::to_string(first_joiner) +
+                                     (joining_servers_ > 1 ? " to server:" + std::to_string(layout_.servers - 1) : "")) +
+        ")";
+    refuse_registration(identity, "registration refused: " + why);
+    reject(printable(identity), why);
+    return;
+  }
   book_[id] = address;
   peers_.erase(id);  // the old connection leads to the dead process
   // Everyone else dials the new process from now on; told before the process hears back, so the
@@ -284,7 +325,7 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
   update.header.type = MsgType::kAddressBook;
   update.data = nlohmann::json{{"update", {{"id", id}, {"address", address}}}}.dump();
   for (NodeId n = 1; n < book_.size(); ++n)
-    if (n != id) send(n, update);
+    if (n != id && !book_[n].empty()) send(n, update);  // not the servers yet to join
   answer_registration(identity, id);
 }
 

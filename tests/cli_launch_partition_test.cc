@@ -115,17 +115,6 @@ TEST(LaunchPartition, AServerJoiningMidRunTakesOnlyItsBlocksAndBspParametersStay
   EXPECT_TRUE(events_of(dir + "/join/bsp", "node_lost").empty());
 }
 
-TEST(LaunchPartition, LaunchRefusesAServerJoiningForNow) {
-  const std::string dir = fresh_dir();
-  auto s = bsp_toy(dir);
-  s["partition"] = "consistent_hash";
-  s["failures"] = nlohmann::json::array({{{"join", "server"}, {"at", "1s"}}});
-  write_json(dir + "/s.json", s);
-  const auto r = run_pstwin("launch " + dir + "/s.json --out " + dir + "/out");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("simulated only"), std::string::npos) << r.output;
-}
-
 /// Ratings where a few items take most of the ratings: item i drawn as 200 * x^3 for uniform x,
 /// 40 users, 3,000 ratings, from a fixed LCG.
 void write_skewed_ratings(const std::string& path) {
