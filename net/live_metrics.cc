@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include <httplib.h>
+#include <sys/socket.h>
 
 namespace pstwin::net {
 
@@ -150,7 +151,7 @@ std::string LiveMetrics::text() const {
   out << "pstwin_global_clock " << global_clock_ << '\n';
   head("pstwin_test_metric", "gauge", "Test metric of the latest evaluation.");
   out << "pstwin_test_metric " << test_metric_ << '\n';
-  head("pstwin_bytes_to_servers_total", "counter", "Encoded bytes of workers' pushes and pulls the servers reported receiving.");
+  head("pstwin_bytes_to_servers_total", "counter", "Encoded bytes of workers' pushes and pulls the servers received, as they report it when they finish (0 until then).");
   out << "pstwin_bytes_to_servers_total " << bytes_to_servers_ << '\n';
   head("pstwin_job_time_seconds", "gauge", "The job's clock as the scheduler last heard it.");
   out << "pstwin_job_time_seconds " << now_s_ << '\n';
@@ -187,6 +188,13 @@ std::pair<std::string, int> parse_metrics_address(const std::string& address) {
 MetricsHttpServer::MetricsHttpServer(const std::string& address, std::function<std::string()> render)
     : server_(std::make_unique<httplib::Server>()) {
   auto [host, port] = parse_metrics_address(address);
+  // httplib's default also sets SO_REUSEPORT, which lets a second job bind a port the first one
+  // serves, and scrapes then alternate between the two jobs. SO_REUSEADDR alone only allows
+  // rebinding over connections in TIME_WAIT, so a taken port is refused.
+  server_->set_socket_options([](int sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
   server_->Get("/metrics", [render = std::move(render)](const httplib::Request&, httplib::Response& res) {
     res.set_content(render(), "text/plain; version=0.0.4; charset=utf-8");
   });
