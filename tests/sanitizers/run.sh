@@ -18,7 +18,7 @@ mode=${1:-}
 shift || true
 case "$mode" in
   asan) sanitize=address,undefined; tests=() ;;
-  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_buffer_reuse_test
+  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_buffer_reuse_test net_metrics_server_test
                                 net_job_fingerprint_test cli_launch_test
                                 cli_launch_mf_test cli_launch_faults_test cli_launch_nodes_test
                                 cli_launch_variants_test cli_launch_stragglers_test cli_launch_bad_data_test
