@@ -218,6 +218,11 @@ TEST(PartitionSection, JoinsAreRefusedAtTheirPointerWhenTheyCannotWork) {
   s["failures"].erase(2);
   s["fault_tolerance"] = {{"replication", 2}};
   EXPECT_EQ(error_pointer(s), "/fault_tolerance/replication");  // one server at the start
+  s.erase("fault_tolerance");
+  s["cluster"]["servers"] = 1;
+  s["failures"].erase(1);
+  EXPECT_NE(testing_support::error_message(s).find("1 server joins a cluster of 1"), std::string::npos)
+      << testing_support::error_message(s);
 }
 
 }  // namespace

@@ -30,7 +30,8 @@ void assign_joining_servers(std::vector<FailureSpec>& failures, const std::strin
   if (joins.empty()) return;
   if (joins.size() >= cluster.servers)
     throw ScenarioError(ptr + "/" + std::to_string(joins.back()),
-                        std::to_string(joins.size()) + " servers join a cluster of " +
+                        std::to_string(joins.size()) + (joins.size() == 1 ? " server joins" : " servers join") +
+                            " a cluster of " +
                             std::to_string(cluster.servers) + ": at least one must be there from the start "
                             "(cluster.servers counts the joining ones)");
   std::stable_sort(joins.begin(), joins.end(),
