@@ -10,7 +10,8 @@
 #                          [--resimulate]
 #   --quick     one case (quickstart, 4 workers, 1 server, 100 Mbit/s, BSP): under a minute
 #   --resimulate  simulate again against the real runs already in DIR (no root, no network):
-#               for another platform or model, with the links measured then (DIR/cases.txt)
+#               for another platform or model, with the links measured then (DIR/cases.txt);
+#               without --case or --quick, the cases of the last real run into DIR
 #   --case SPEC replaces the built-in cases (repeatable); SPEC is "NAME SCENARIO WORKERS SERVERS
 #               LINK MODES ITERATIONS TARGET STRAGGLER": LINK 100mbit|1gbit|unshaped|<N>mbit,
 #               MODES a comma list of bsp, asp, sspN, STRAGGLER none or slow (worker 0 at 2x)
@@ -20,7 +21,8 @@
 # simulated platform; defaults from build/bench/kernels_bench on the 2-core test machine);
 # FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists);
 # FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_IPERF_S: seconds
-# of iperf3 per link measured (whole seconds, default 2).
+# of iperf3 per link measured (whole seconds, default 2); FIDELITY_EVAL_EVERY: clocks between
+# evaluations (default 10; the real scheduler's evaluation takes CPU from the roles).
 # Exit status: 0 done, 2 bad usage or names in use, 77 this machine does not allow namespaces.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +45,12 @@ DEFAULT_CASES=(
   "mf-4w1s-100m scenarios/movielens-mf.json 4 1 100mbit bsp,asp,ssp3 200 0.90 none"
   "mf-8w2s-1g scenarios/movielens-mf.json 8 2 1gbit bsp 200 0.90 none"
 )
-usage() { sed -n '9,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+# usage [STATUS]: the header above, on stdout for --help (status 0), else on stderr (status 2).
+usage() {
+  if [ "${1:-2}" = 0 ]; then exec 2>&1; fi
+  sed -n '/^# usage/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit "${1:-2}"
+}
 while (($#)); do
   case $1 in
     --quick) CASES=("${DEFAULT_CASES[0]%% bsp,*} bsp 200 0.75 none") ;;
@@ -52,11 +59,14 @@ while (($#)); do
     --prefix) [ $# -ge 2 ] || usage; NET_PREFIX=$2; shift ;;
     --subnet) [ $# -ge 2 ] || usage; NET_SUBNET=$2; shift ;;
     --resimulate) RESIMULATE=1 ;;
-    -h|--help) usage ;;
+    -h|--help) usage 0 ;;
     *) echo "fidelity: unknown argument '$1'" >&2; usage ;;
   esac
   shift
 done
+if ((!${#CASES[@]})) && ((RESIMULATE)) && [ -f "$OUT/specs.txt" ]; then
+  mapfile -t CASES <"$OUT/specs.txt"  # the cases of the last real run into DIR
+fi
 ((${#CASES[@]})) || CASES=("${DEFAULT_CASES[@]}")
 
 tools=(/usr/bin/python3 "$BIN")
@@ -64,6 +74,8 @@ if ((!RESIMULATE)); then
   if [ "$(id -u)" != 0 ]; then echo "fidelity: SKIPPED: needs root (network namespaces, tc)" >&2; exit 77; fi
   tools+=(ip tc iperf3)
 fi
+[[ ${FIDELITY_EVAL_EVERY:-10} =~ ^[1-9][0-9]*$ ]] ||
+  { echo "fidelity: FIDELITY_EVAL_EVERY=$FIDELITY_EVAL_EVERY is not a positive whole number" >&2; exit 2; }
 [[ ${FIDELITY_IPERF_S:-2} =~ ^[1-9][0-9]*$ ]] ||
   { echo "fidelity: FIDELITY_IPERF_S=$FIDELITY_IPERF_S is not a whole number of seconds (iperf3 -t)" >&2; exit 2; }
 for tool in "${tools[@]}"; do
@@ -116,11 +128,10 @@ GFLOPS=${KERNEL_GFLOPS:-15}
 GBPS=${KERNEL_GBPS:-2}
 case $platform in
   calibrated)
-    # Devices, per-message costs and cores from pstwin calibrate (this machine, loopback); the
+    # Devices, per-message costs and cores from pstwin calibrate, once per scenario (its kernel
+    # rates are the scenario's model's), over ZeroMQ with CURVE as launch runs by default. The
     # links are still measured per case below, since the harness shapes them.
-    "$BIN" calibrate --quick --out "$WORK/calibrated.json" >"$WORK/calibrate.log" 2>&1 ||
-      { cat "$WORK/calibrate.log" >&2; echo "fidelity: pstwin calibrate failed" >&2; exit 1; }
-    echo "fidelity: platform: devices, messaging and cpu from pstwin calibrate; links measured per case" ;;
+    echo "fidelity: platform: devices, messaging and cpu from pstwin calibrate (OUT/calibrated-*.json); links measured per case" ;;
   measured)
     echo "fidelity: platform: devices ${GFLOPS} GFLOP/s, ${GBPS} GB/s (KERNEL_GFLOPS, KERNEL_GBPS); links measured per case; host costs not modelled" ;;
   *) echo "fidelity: FIDELITY_PLATFORM=$platform is not auto, measured or calibrated" >&2; exit 2 ;;
@@ -129,7 +140,7 @@ esac
 mkdir -p "$OUT"
 cfg=()
 for c in ${FIDELITY_CFG:-}; do cfg+=(--cfg "$c"); done
-declare -A measured
+declare -A measured calibrated_now
 rows="$WORK/rows.txt"
 : >"$rows"
 for spec in "${CASES[@]}"; do
@@ -150,11 +161,19 @@ print(json.dumps([{"mode": m} if m in ("bsp", "asp") else {"mode": "ssp", "stale
   stragglers='[]'
   [ "$straggler" = slow ] && stragglers='[{"type": "slow", "workers": [0], "factor": 2}]'
   common=(--set "/consistency=$consistency" --set /training/iterations="$iterations"
-          --set /training/eval_every=10 --set /training/target_metric="$target"
+          --set /training/eval_every="${FIDELITY_EVAL_EVERY:-10}" --set /training/target_metric="$target"
           --set /cluster/workers="$workers" --set /cluster/servers="$servers" --set "/stragglers=$stragglers")
   if [ "$platform" = calibrated ]; then
+    calibrated="$(realpath "$OUT")/calibrated-$(basename "$scenario")"
+    if [ -z "${calibrated_now[$calibrated]:-}" ]; then
+      calibrated_now[$calibrated]=1
+      "$BIN" calibrate "$scenario" --transport zmq-curve --out "$calibrated" >"$OUT/calibrate.log" 2>&1 ||
+        { cat "$OUT/calibrate.log" >&2; echo "fidelity: pstwin calibrate $scenario failed" >&2; exit 1; }
+    fi
+    # The scenario's own worker and server groups would win over the included ones: they are
+    # replaced by the link alone, so device, messaging and cpu come from the calibrated file.
     group="{\"link\": $link_json}"
-    common+=(--set /cluster/include="$WORK/calibrated.json")
+    common+=(--set /cluster/include="$calibrated")
   else
     group="{\"device\": {\"flops\": \"${GFLOPS}Gf\", \"bandwidth\": \"${GBPS}GBps\"}, \"link\": $link_json}"
   fi
@@ -183,5 +202,5 @@ print(json.dumps([{"mode": m} if m in ("bsp", "asp") else {"mode": "ssp", "stale
 done
 # What --resimulate reads back: the cases of this run, after those of earlier runs into DIR.
 ((RESIMULATE)) || { grep -v -F -f <(cut -d' ' -f1 "$rows" | sed 's/.*/& /') "$OUT/cases.txt" 2>/dev/null || true; cat "$rows"; } >"$WORK/cases.after"
-((RESIMULATE)) || cp "$WORK/cases.after" "$OUT/cases.txt"
+((RESIMULATE)) || { cp "$WORK/cases.after" "$OUT/cases.txt"; printf '%s\n' "${CASES[@]}" >"$OUT/specs.txt"; }
 /usr/bin/python3 "$HERE/fidelity_table.py" "$rows" "$OUT" "$platform${FIDELITY_CFG:+, --cfg $FIDELITY_CFG}"
