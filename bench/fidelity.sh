@@ -23,7 +23,8 @@
 # FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_IPERF_S: seconds
 # of iperf3 per link measured (whole seconds, default 2); FIDELITY_EVAL_EVERY: clocks between
 # evaluations (default 10; the real scheduler's evaluation takes CPU from the roles).
-# Exit status: 0 done, 2 bad usage or names in use, 77 this machine does not allow namespaces.
+# Exit status: 0 done; 1 a run or measurement failed; 2 bad usage, a tool missing, or names in
+# use; 77 this machine does not allow namespaces (not root, no iproute2, `ip netns add` refused).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=$(realpath "${BIN:-build/cli/pstwin}")
@@ -45,10 +46,10 @@ DEFAULT_CASES=(
   "mf-4w1s-100m scenarios/movielens-mf.json 4 1 100mbit bsp,asp,ssp3 200 0.90 none"
   "mf-8w2s-1g scenarios/movielens-mf.json 8 2 1gbit bsp 200 0.90 none"
 )
-# usage [STATUS]: the header above, on stdout for --help (status 0), else on stderr (status 2).
+# Prints the header above: on stdout for --help (exit status 0), else on stderr (exit status 2).
 usage() {
   if [ "${1:-2}" = 0 ]; then exec 2>&1; fi
-  sed -n '/^# usage/,/^# Exit status/p' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '/^# usage/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
   exit "${1:-2}"
 }
 while (($#)); do
@@ -72,7 +73,11 @@ fi
 tools=(/usr/bin/python3 "$BIN")
 if ((!RESIMULATE)); then
   if [ "$(id -u)" != 0 ]; then echo "fidelity: SKIPPED: needs root (network namespaces, tc)" >&2; exit 77; fi
-  tools+=(ip tc iperf3)
+  for tool in ip tc; do
+    command -v "$tool" >/dev/null ||
+      { echo "fidelity: SKIPPED: no $tool here (iproute2), so no network namespaces or shaping" >&2; exit 77; }
+  done
+  tools+=(iperf3)
 fi
 [[ ${FIDELITY_EVAL_EVERY:-10} =~ ^[1-9][0-9]*$ ]] ||
   { echo "fidelity: FIDELITY_EVAL_EVERY=$FIDELITY_EVAL_EVERY is not a positive whole number" >&2; exit 2; }
