@@ -19,7 +19,8 @@
 #   --subnet    the /24 the namespaces live in (default 10.213.7)
 # Environment: BIN (default build/cli/pstwin); KERNEL_GFLOPS, KERNEL_GBPS (the devices of the
 # simulated platform; defaults from build/bench/kernels_bench on the 2-core test machine);
-# FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists);
+# FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists;
+# FIDELITY_CALIBRATE_ARGS adds words to its command line, e.g. "--quick");
 # FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_IPERF_S: seconds
 # of iperf3 per link measured (whole seconds, default 2); FIDELITY_EVAL_EVERY: clocks between
 # evaluations (default 10; the real scheduler's evaluation takes CPU from the roles).
@@ -87,6 +88,7 @@ for tool in "${tools[@]}"; do
   command -v "$tool" >/dev/null || { echo "fidelity: $tool not found" >&2; exit 2; }
 done
 
+# shellcheck source=bench/fidelity_net.sh
 source "$HERE/fidelity_net.sh"
 # Check every case before touching the network: a typo should not cost a half-run.
 max_nodes=2
@@ -172,7 +174,9 @@ print(json.dumps([{"mode": m} if m in ("bsp", "asp") else {"mode": "ssp", "stale
     calibrated="$(realpath "$OUT")/calibrated-$(basename "$scenario")"
     if [ -z "${calibrated_now[$calibrated]:-}" ]; then
       calibrated_now[$calibrated]=1
-      "$BIN" calibrate "$scenario" --transport zmq-curve --out "$calibrated" >"$OUT/calibrate.log" 2>&1 ||
+      # shellcheck disable=SC2086 # FIDELITY_CALIBRATE_ARGS is a list of words, e.g. "--quick"
+      "$BIN" calibrate "$scenario" --transport zmq-curve ${FIDELITY_CALIBRATE_ARGS:-} --out "$calibrated" \
+        >"$OUT/calibrate.log" 2>&1 ||
         { cat "$OUT/calibrate.log" >&2; echo "fidelity: pstwin calibrate $scenario failed" >&2; exit 1; }
     fi
     # The scenario's own worker and server groups would win over the included ones: they are

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Network of bench/fidelity.sh (sourced, not run): a bridge in the root namespace, where the
 # scheduler runs, and one network namespace per server or worker, each joined to the bridge by a
 # veth pair. Every name starts with $NET_PREFIX and every address is in $NET_SUBNET.0/24, so that
