@@ -55,12 +55,14 @@ def main():
                     "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}},
     }
     (work / "toy.json").write_text(json.dumps(scenario))
-    # A prefix and subnet of its own, so that a harness run by hand beside it does not clash.
+    # A prefix and subnet of its own (by process id), so that a harness run by hand, or another
+    # build's ctest, beside it does not clash.
+    prefix, subnet = f"pt{os.getpid() % 10000}x", f"10.214.{os.getpid() % 250}"
     env = dict(os.environ, BIN=binary, FIDELITY_IPERF_S="1", FIDELITY_PLATFORM="measured")
     result = subprocess.run(
         ["bash", str(source / "bench/fidelity.sh"), "--case",
          f"tiny {work / 'toy.json'} 2 1 1gbit bsp 30 0.6 none", "--out", str(work / "out"),
-         "--prefix", "psft", "--subnet", "10.213.9"],
+         "--prefix", prefix, "--subnet", subnet],
         capture_output=True, text=True, env=env)
     print(result.stdout + result.stderr)
     if result.returncode == 77:
@@ -89,7 +91,7 @@ def main():
     assert "per-iteration time: median |error|" in table and "time to target: median |error|" in table, table
     # The trap removed every namespace and link it made.
     names = subprocess.run("ip netns list; ip -o link show", shell=True, capture_output=True, text=True).stdout
-    assert "psft" not in names, names
+    assert prefix not in names, names
     print("ok")
     return 0
 
