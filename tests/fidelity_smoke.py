@@ -84,9 +84,11 @@ def main():
         assert float(row[key]) > 0, (key, row[key])
     for key in ("iter_error_pct", "target_error_pct"):
         assert math.isfinite(float(row[key])), (key, row[key])
-    # The error is (simulated - real) / real, as the table says.
+    # The error is (simulated - real) / real, as the table says: up to the rounding of the
+    # times to 0.001 ms and of the error to 0.1 %.
     real, sim = float(row["real_ms_per_iter"]), float(row["sim_ms_per_iter"])
-    assert abs(float(row["iter_error_pct"]) - 100 * (sim - real) / real) < 0.1, row
+    rounding = 100 * 0.0005 * (1 / real + sim / real**2) + 0.05
+    assert abs(float(row["iter_error_pct"]) - 100 * (sim - real) / real) <= rounding, row
     table = (work / "out/fidelity.md").read_text()
     assert "per-iteration time: median |error|" in table and "time to target: median |error|" in table, table
     # The trap removed every namespace and link it made.
