@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/strict_json.h"
 #include "runtime/scenario/units.h"
@@ -114,12 +115,13 @@ namespace pstwin {
 void check_calibration_record(const nlohmann::json& v, const std::string& ptr) {
   using namespace scenario_json;
   const Object o(v, ptr, {"machine", "date", "pstwin_version", "transport", "device", "cores",
-                          "memcpy_bandwidth", "quick"});
+                          "memcpy_bandwidth", "quick", "transport_link"});
   for (const char* key : {"machine", "date", "pstwin_version", "transport", "device"})
     if (o.has(key)) (void)read_string(o.at(key), o.ptr(key));
   if (o.has("cores")) (void)read_uint(o.at("cores"), o.ptr("cores"), 1);
   if (o.has("memcpy_bandwidth"))
     (void)read_unit(o.at("memcpy_bandwidth"), o.ptr("memcpy_bandwidth"), parse_bandwidth_Bps, "12GBps", true);
+  if (o.has("transport_link")) (void)scenario_sections::parse_link(o.at("transport_link"), o.ptr("transport_link"));
   if (o.has("quick") && !o.at("quick").is_boolean())
     throw ScenarioError(o.ptr("quick"), "expected true or false, got " + describe(o.at("quick")));
 }

@@ -49,7 +49,8 @@ namespace pstwin {
 /// Checks "cluster.calibrated", the record `pstwin calibrate` writes of where its figures come
 /// from; the model uses none of it. An object of: "machine", "date", "pstwin_version",
 /// "transport", "device" (non-empty strings), "cores" (an integer >= 1), "memcpy_bandwidth" (a
-/// bandwidth, "12.3GBps"), "quick" (a boolean). Throws ScenarioError at the offending value.
+/// bandwidth, "12.3GBps"), "quick" (a boolean), "transport_link" (a link, {"bandwidth",
+/// "latency"}: the transport's whole message time as one line, for a model without host costs). Throws ScenarioError at the offending value.
 void check_calibration_record(const nlohmann::json& v, const std::string& ptr);
 
 }  // namespace pstwin
