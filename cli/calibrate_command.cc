@@ -139,6 +139,10 @@ int calibrate_command(const std::vector<std::string>& args) {
                  "calibrate on one machine of the job (the link figures are then loopback's)\n";
     return 2;
   }
+  if (fs::is_directory(out)) {
+    std::cerr << "pstwin calibrate: --out " << out << " is a folder; give the file to write (calibrated.json)\n";
+    return 2;
+  }
   const fs::path out_dir = fs::path(out).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir)) {
     std::cerr << "pstwin calibrate: --out: the folder " << out_dir << " does not exist\n";
@@ -152,6 +156,8 @@ int calibrate_command(const std::vector<std::string>& args) {
     for (const std::string& path : (*vm)["scenario"].as<std::vector<std::string>>()) {
       try {
         scenarios.push_back(load_scenario(path));
+        if (scenarios.back().model.type == "synthetic")
+          std::cerr << "calibrate: " << path << ": a synthetic model runs no kernels; it adds nothing to the device fit\n";
       } catch (const ScenarioError& e) {
         std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
         return 2;
