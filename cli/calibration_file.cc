@@ -11,7 +11,7 @@ namespace {
 
 // Messages up to this size cost about the same whatever their size (the latency), and from
 // this size on no cache holds them, so their rate is the transfer's (the bandwidth).
-constexpr double kSmallMessage = 10'000;
+constexpr double kSmallMessage = 1'000;
 constexpr double kLargeMessage = 1'000'000;
 
 /// `x` in `unit` (x / scale), with six significant digits, as the units parsers read it.

@@ -32,7 +32,7 @@ struct TransportFit {
 
 /// Fits `samples` (one transport's) as TransportFit with fit_ends: rates (bandwidth, CPU per
 /// byte) from the messages of 1 MB and more, fixed costs (latency, CPU per message) from those of
-/// 10 KB and less. The link is fitted to each size's median time less its median CPU times (at
+/// 1 KB and less. The link is fitted to each size's median time less its median CPU times (at
 /// least 0). No bandwidth is above `memcpy_Bps`: a time that does not grow with size (slope 0:
 /// the CPU terms explain it all, or noise) gets that rate, as no transfer copies faster.
 /// REQUIRES samples non-empty, memcpy_Bps > 0.
