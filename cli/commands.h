@@ -25,6 +25,10 @@ int sweep_command(const std::vector<std::string>& args);
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 
+/// `pstwin calibrate [SCENARIO.json ...] --out FILE [--transport T] [--device D] [--quick]`:
+/// measures this machine and writes a cluster section to include (cli/calibrate_command.cc).
+int calibrate_command(const std::vector<std::string>& args);
+
 /// `pstwin --version`: pstwin's version and commit, and the versions of the SimGrid and ZeroMQ
 /// libraries it runs with and of the CUDA it was built with ("not built" without), on stdout.
 int version_command();

@@ -20,6 +20,8 @@ void usage(std::ostream& out) {
          "           one node of a real job (for cluster launchers)\n"
          "  keygen FILE\n"
          "           write a new job key pair for nodes started by hand\n"
+         "  calibrate [SCENARIO.json ...] --out calibrated.json [--quick]\n"
+         "           measure this machine; write cluster keys a scenario can include\n"
          "  validate SCENARIO.json [--set /ptr=value ...]\n"
          "           check a scenario without running it\n"
          "  --version\n"
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);
+  if (command == "calibrate") return pstwin::cli::calibrate_command(args);
   if ((command == "--version" || command == "version" || command == "--help" || command == "-h" ||
        command == "help") && !args.empty()) {
     std::cerr << "pstwin: " << command << " takes no arguments, got '" << args[0] << "'\n";

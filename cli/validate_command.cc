@@ -57,6 +57,11 @@ int validate_command(const std::vector<std::string>& args) {
         at.push_back(std::to_string(scenario->source.at(at).size() - 1));
         pointer = at.to_string();
       }
+      // The include is replaced by the file's keys (cluster_include.h): say what was read.
+      if (pointer == "/cluster/include") {
+        std::cout << "set: " << pointer << " = " << set.substr(set.find('=') + 1) << " (its keys included)\n";
+        continue;
+      }
       // A null --set removes the key: say so rather than look it up.
       std::cout << "set: " << pointer << " = "
                 << (scenario->source.contains(at) ? scenario->source.at(at).dump() : std::string("(removed)"))

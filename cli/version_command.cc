@@ -7,6 +7,7 @@
 #include <zmq.h>
 
 #include "cli/commands.h"
+#include "cli/version_text.h"
 
 // Set by cli/CMakeLists.txt at configure time: the project version, the git commit ("unknown"
 // outside a git checkout) and the CUDA compiler's version (empty when the build has no CUDA).
@@ -22,12 +23,14 @@
 
 namespace pstwin::cli {
 
+std::string pstwin_version() { return std::string(PSTWIN_VERSION) + " (commit " + PSTWIN_GIT_COMMIT + ")"; }
+
 int version_command() {
   // The libraries' own versions, as loaded at run time (a shared library may be newer than the
   // headers the build saw).
   int major = 0, minor = 0, patch = 0;
   sg_version_get(&major, &minor, &patch);
-  std::cout << "pstwin " << PSTWIN_VERSION << " (commit " << PSTWIN_GIT_COMMIT << ")\n"
+  std::cout << "pstwin " << pstwin_version() << "\n"
             << "SimGrid " << major << '.' << minor << '.' << patch << "\n";
   zmq_version(&major, &minor, &patch);
   std::cout << "ZeroMQ " << major << '.' << minor << '.' << patch << "\n";

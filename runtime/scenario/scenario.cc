@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "runtime/errors.h"
+#include "runtime/scenario/cluster_include.h"
 #include "runtime/scenario/compression_section.h"
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/hybrid_sync_checks.h"
@@ -53,8 +54,12 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
   }
   // null removes the key, as in a variant's "set": no scenario value is null.
   if (value.is_null()) remove_json_pointer(doc, pointer_text);
-  else set_json_pointer(doc, pointer_text, std::move(value));
+  else set_json_pointer(doc, pointer_text, include_override_value(pointer_text, std::move(value)));
 }
+
+/// parse_one_scenario after the cluster's include is resolved: the sections in dependency order.
+/// s.source is `doc`, so a run's summary and fingerprint hold the figures it ran with.
+Scenario parse_resolved_scenario(const nlohmann::json& doc, const std::string& base_dir);
 
 }  // namespace
 
@@ -93,7 +98,19 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(clocks));
 }
 
-Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_dir) {
+Scenario parse_one_scenario(const nlohmann::json& written, const std::string& base_dir) {
+  ClusterInclude include;
+  const nlohmann::json doc = resolve_cluster_include(written, base_dir, &include);
+  try {
+    return parse_resolved_scenario(doc, base_dir);
+  } catch (const ScenarioError& e) {
+    throw attribute_to_include(e, include);
+  }
+}
+
+namespace {
+
+Scenario parse_resolved_scenario(const nlohmann::json& doc, const std::string& base_dir) {
   const Object o(doc, "", kScenarioSections);
   Scenario s;
   s.source = doc;
@@ -138,6 +155,8 @@ Scenario parse_one_scenario(const nlohmann::json& doc, const std::string& base_d
   }
   return s;
 }
+
+}  // namespace
 
 Scenario parse_scenario_text(std::string_view text, const std::string& source,
                              const std::vector<std::string>& overrides, const std::string& base_dir) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "runtime/errors.h"
+#include "runtime/scenario/cluster_include.h"
 #include "runtime/rng.h"
 #include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
@@ -176,7 +177,7 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
 
 ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   const Object o(v, ptr, {"workers", "servers", "worker", "server", "workers_per_host", "intra_host", "topology",
-                          "server_placement", "overrides"});
+                          "server_placement", "overrides", "include", "calibrated"});
   // Node ids are 32-bit; a million of each kind is far past any cluster we can simulate.
   constexpr std::uint64_t kMaxNodes = 1'000'000;
   ClusterSection c;
@@ -198,6 +199,10 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   if (o.has("server_placement"))
     c.server_placement = parse_server_placement(o.at("server_placement"), o.ptr("server_placement"), c);
   if (o.has("overrides")) apply_overrides(o.at("overrides"), o.ptr("overrides"), c);
+  // "include" is listed above for the error's list of keys; parse_one_scenario resolved it
+  // before this point (cluster_include.h). Where an included calibration's figures come from:
+  // checked, not used.
+  if (o.has("calibrated")) check_calibration_record(o.at("calibrated"), o.ptr("calibrated"));
   if (c.workers_per_host > 1) {
     if (!o.has("intra_host"))
       throw ScenarioError(o.ptr("intra_host"),

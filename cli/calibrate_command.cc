@@ -1,0 +1,253 @@
+// `pstwin calibrate`: measures this machine -- each transport's message times and host CPU cost,
+// the kernels' rates, memcpy -- and writes a cluster section a scenario includes (README,
+// "Calibrating to your machine").
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "cli/calibrate_kernels.h"
+#include "cli/calibrate_transports.h"
+#include "cli/calibration_file.h"
+#include "cli/commands.h"
+#include "cli/hostfile.h"
+#include "cli/scenario_options.h"
+#include "cli/version_text.h"
+#include "kernels/select_backend.h"
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+
+namespace pstwin::cli {
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: pstwin calibrate [SCENARIO.json ...] --out calibrated.json [--transport zmq|zmq-curve|inproc|ucx]\n"
+    "                        [--device cpu|cuda] [--hostfile FILE] [--quick]\n"
+    "Measures this machine and writes the cluster keys a scenario includes with\n"
+    "\"cluster\": {\"include\": \"calibrated.json\"}: the link and host messaging costs of\n"
+    "--transport (default zmq-curve, launch's default), the device fitted to timed runs of the\n"
+    "kernels of the scenarios' models (without a scenario: the shipped models on synthetic\n"
+    "data), and the cores. Every raw measurement goes to calibration.csv beside --out.\n"
+    "About a minute; --quick about 15 s, with smaller messages and shorter kernel runs.";
+
+/// The sweep and run lengths of one mode.
+struct Plan {
+  std::vector<std::size_t> sizes;  ///< encoded message bytes
+  int repetitions;
+  double kernel_seconds;           ///< per model and batch size
+  std::size_t memcpy_bytes;
+  int memcpy_repetitions;
+};
+
+Plan plan_for(bool quick) {
+  // memcpy copies as much as the largest message: a transport's rate is set against it.
+  if (quick) return {{100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000}, 3, 0.02, 10'000'000, 5};
+  return {{100, 1'000, 10'000, 100'000, 1'000'000, 10'000'000, 100'000'000}, 7, 0.3, 100'000'000, 7};
+}
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string fixed(double x, int decimals) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, x);
+  return text;
+}
+
+void print_transport_table(const std::vector<TransportFit>& fits) {
+  std::printf("%-10s %14s %10s %14s %10s %12s %12s %12s %12s\n", "transport", "one way: us", "GB/s",
+              "link: us", "GB/s", "send us/msg", "send ns/B", "recv us/msg", "recv ns/B");
+  for (const TransportFit& f : fits)
+    std::printf("%-10s %14.2f %10.3f %14.2f %10.3f %12.2f %12.4f %12.2f %12.4f\n", f.transport.c_str(),
+                f.whole_latency_s * 1e6, f.whole_bandwidth_Bps / 1e9, f.latency_s * 1e6, f.bandwidth_Bps / 1e9,
+                f.send_cpu.intercept * 1e6, f.send_cpu.slope * 1e9, f.receive_cpu.intercept * 1e6,
+                f.receive_cpu.slope * 1e9);
+  std::printf("(one way: the whole time of a message; link: what is left once the send and receive CPU\n"
+              " time is taken out, the file's link; a link at memcpy's rate means the CPU explains it all)\n");
+}
+
+void print_device_row(const std::string& what, const DeviceSpec& d) {
+  std::printf("%-28s %12s %14s %14s\n", what.c_str(), fixed(d.peak_flops / 1e9, 2).c_str(),
+              fixed(d.mem_bandwidth_Bps / 1e9, 2).c_str(), fixed(d.overhead_s * 1e6, 2).c_str());
+}
+
+}  // namespace
+
+int calibrate_command(const std::vector<std::string>& args) {
+  po::options_description desc("calibrate options");
+  desc.add_options()("help,h", "show this help")(
+      "scenario", po::value<std::vector<std::string>>()->multitoken(), "scenarios whose models to time")(
+      "out", po::value<std::string>(), "the cluster keys file to write (calibration.csv goes beside it)")(
+      "transport", po::value<std::string>()->default_value("zmq-curve"),
+      "whose link and messaging costs the file holds: zmq-curve, zmq (insecure), inproc, ucx")(
+      "device", po::value<std::string>()->default_value("cpu"), "the kernels' device: cpu or cuda")(
+      "hostfile", po::value<std::string>(), "measure between the machines of a hostfile (not built yet)")(
+      "quick", po::bool_switch(), "a shorter run (about 15 s)");
+  po::positional_options_description pos;
+  pos.add("scenario", -1);
+  int code = 0;
+  auto vm = parse_args(args, desc, pos, kUsage, code);
+  if (!vm) return code;
+  if (!vm->count("out")) {
+    std::cerr << "pstwin calibrate: --out FILE is required (the cluster keys file to write)\n";
+    return 2;
+  }
+  const std::string out = (*vm)["out"].as<std::string>();
+  const std::string transport = (*vm)["transport"].as<std::string>();
+  const std::vector<std::string> known = measurable_transports();
+  if (transport == "ucx") {
+    std::cerr << "pstwin calibrate: --transport ucx: this build has no UCX transport to measure; "
+                 "use zmq-curve, zmq or inproc\n";
+    return 2;
+  }
+  if (std::find(known.begin(), known.end(), transport) == known.end()) {
+    std::cerr << "pstwin calibrate: --transport must be zmq-curve, zmq, inproc or ucx, not '" << transport << "'\n";
+    return 2;
+  }
+  const std::string device_name = (*vm)["device"].as<std::string>();
+  if (device_name != "cpu" && device_name != "cuda") {
+    std::cerr << "pstwin calibrate: --device must be cpu or cuda, not '" << device_name << "'\n";
+    return 2;
+  }
+  if (vm->count("hostfile")) {
+    const std::string hostfile = (*vm)["hostfile"].as<std::string>();
+    try {
+      (void)read_hostfile(hostfile);
+    } catch (const std::exception& e) {
+      std::cerr << "pstwin calibrate: --hostfile: " << e.what() << "\n";
+      return 2;
+    }
+    std::cerr << "pstwin calibrate: --hostfile: measuring between machines is not built yet; run "
+                 "calibrate on one machine of the job (the link figures are then loopback's)\n";
+    return 2;
+  }
+  if (fs::is_directory(out)) {
+    std::cerr << "pstwin calibrate: --out " << out << " is a folder; give the file to write (calibrated.json)\n";
+    return 2;
+  }
+  const fs::path out_dir = fs::path(out).parent_path();
+  if (!out_dir.empty() && !fs::is_directory(out_dir)) {
+    std::cerr << "pstwin calibrate: --out: the folder " << out_dir << " does not exist\n";
+    return 2;
+  }
+  const bool quick = (*vm)["quick"].as<bool>();
+  const Plan plan = plan_for(quick);
+
+  std::vector<Scenario> scenarios;
+  if (vm->count("scenario"))
+    for (const std::string& path : (*vm)["scenario"].as<std::vector<std::string>>()) {
+      try {
+        scenarios.push_back(load_scenario(path));
+        if (scenarios.back().model.type == "synthetic")
+          std::cerr << "calibrate: " << path << ": a synthetic model runs no kernels; it adds nothing to the device fit\n";
+      } catch (const ScenarioError& e) {
+        std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
+        return 2;
+      }
+    }
+
+  std::string chosen;
+  std::unique_ptr<KernelBackend> backend;
+  try {
+    backend = make_backend(device_name, &chosen);
+  } catch (const DeviceError& e) {
+    std::cerr << "pstwin calibrate: --device " << device_name << ": " << e.what() << "\n";
+    return 2;
+  }
+
+  std::cerr << "calibrate: memcpy\n";
+  const double memcpy_Bps = memcpy_bandwidth(plan.memcpy_bytes, plan.memcpy_repetitions);
+  std::vector<TransportSample> samples;
+  std::vector<TransportFit> fits;
+  TransportFit chosen_fit;
+  for (const std::string& t : known) {
+    std::cerr << "calibrate: " << t << ", messages of " << plan.sizes.front() << " B to " << plan.sizes.back()
+              << " B\n";
+    std::vector<TransportSample> s;
+    try {
+      s = measure_transport(t, plan.sizes, plan.repetitions);
+    } catch (const std::exception& e) {
+      std::cerr << "pstwin calibrate: cannot measure " << t << ": " << e.what() << "\n";
+      return 1;
+    }
+    fits.push_back(fit_transport(s, memcpy_Bps));
+    if (t == transport) chosen_fit = fits.back();
+    samples.insert(samples.end(), s.begin(), s.end());
+  }
+  std::cerr << "calibrate: kernels on " << chosen << "\n";
+  std::vector<KernelTiming> kernels;
+  try {
+    kernels = time_kernels(scenarios, *backend, plan.kernel_seconds);
+  } catch (const DataError& e) {
+    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+    return 2;
+  } catch (const ScenarioError& e) {
+    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
+    return 2;
+  }
+  if (kernels.empty()) {
+    std::cerr << "pstwin calibrate: the scenarios' models are all \"synthetic\", which run no kernels: "
+                 "give a scenario with a real model, or none for the shipped models\n";
+    return 2;
+  }
+  std::vector<KernelSample> all;
+  for (const KernelTiming& k : kernels) all.push_back({k.flops, k.bytes, k.seconds});
+  // The Cost counts bytes read and written; a memcpy reads and writes each byte it copies.
+  const double memory_Bps = 2 * memcpy_Bps;
+  const DeviceSpec device = fit_roofline(all, memory_Bps);
+
+  CalibrationRecord record;
+  record.machine = host_name();
+  record.date = utc_now();
+  record.pstwin_version = pstwin_version();
+  record.transport = transport;
+  record.device = chosen;
+  record.cores = std::max(1u, std::thread::hardware_concurrency());
+  record.memcpy_Bps = memcpy_Bps;
+  record.quick = quick;
+  const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
+  try {
+    std::ofstream file(out);
+    if (!file) throw std::runtime_error("cannot write " + out);
+    file << cluster_section(record, device, chosen_fit).dump(2) << "\n";
+    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+    write_calibration_csv(csv, samples, kernels, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin calibrate: " << e.what() << "\n";
+    return 1;
+  }
+
+  print_transport_table(fits);
+  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
+  for (std::size_t i = 0; i < kernels.size();) {
+    std::vector<KernelSample> one;
+    const std::string model = kernels[i].model;
+    for (; i < kernels.size() && kernels[i].model == model; ++i)
+      one.push_back({kernels[i].flops, kernels[i].bytes, kernels[i].seconds});
+    print_device_row(model, fit_roofline(one, memory_Bps));
+  }
+  print_device_row("all models (written)", device);
+  std::printf("\nmemcpy: %.2f GB/s; cores: %u; device: %s\n", memcpy_Bps / 1e9, record.cores, chosen.c_str());
+  std::printf("wrote %s (link and messaging: %s) and %s\n", out.c_str(), transport.c_str(), csv.c_str());
+  return 0;
+}
+
+}  // namespace pstwin::cli

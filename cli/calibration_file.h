@@ -1,0 +1,70 @@
+// What `pstwin calibrate` writes: the cluster section a scenario includes ("cluster": {"include":
+// "calibrated.json"}) and calibration.csv beside it, every raw measurement the fits were made from.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/calibrate_kernels.h"
+#include "cli/calibrate_transports.h"
+#include "cli/calibration_fit.h"
+#include "kernels/device_spec.h"
+
+namespace pstwin::cli {
+
+/// The fitted model of one transport. A message of B bytes takes, one way,
+///   send_cpu(B) + link + receive_cpu(B),  link = latency_s + B / bandwidth_Bps,
+/// where the CPU terms are what the sending and the receiving node spend on it (intercept: s per
+/// message; slope: s per byte) and the link is what the wall-clock time leaves over. On loopback
+/// the "wire" is the CPU, so the link is small; `whole_*` is the line through the wall-clock
+/// time itself, for a model that charges no host costs.
+struct TransportFit {
+  std::string transport;
+  double latency_s = 0;
+  double bandwidth_Bps = 0;
+  LineFit send_cpu;
+  LineFit receive_cpu;
+  double whole_latency_s = 0;
+  double whole_bandwidth_Bps = 0;
+};
+
+/// Fits `samples` (one transport's) as TransportFit with fit_ends: rates (bandwidth, CPU per
+/// byte) from the messages of 1 MB and more, fixed costs (latency, CPU per message) from those of
+/// 1 KB and less. The link is fitted to each size's median time less its median CPU times (at
+/// least 0). No bandwidth is above `memcpy_Bps`: a time that does not grow with size (slope 0:
+/// the CPU terms explain it all, or noise) gets that rate, as no transfer copies faster.
+/// REQUIRES samples non-empty, memcpy_Bps > 0.
+TransportFit fit_transport(const std::vector<TransportSample>& samples, double memcpy_Bps);
+
+/// Where the figures come from ("calibrated" in the file).
+struct CalibrationRecord {
+  std::string machine;         ///< host name
+  std::string date;            ///< UTC, ISO 8601
+  std::string pstwin_version;
+  std::string transport;       ///< the one whose link and messaging the file holds
+  std::string device;          ///< the kernels' device, as make_backend described it
+  unsigned cores = 1;
+  double memcpy_Bps = 0;
+  bool quick = false;
+};
+
+/// The cluster keys of the file: "calibrated" (the record, with "transport_link": {"bandwidth",
+/// "latency"}, the whole-time line), "worker" and "server" groups, each
+/// {"device": {"flops", "bandwidth", "overhead"}, "link": {"bandwidth", "latency"},
+/// "messaging": {"send_per_message", "send_per_byte", "receive_per_message",
+/// "receive_per_byte"}}, and "cpu": {"cores", "machines": "one"}. Values are strings with units
+/// as a scenario writes them ("12.5GBps", "31.2us").
+nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec& device, const TransportFit& link);
+
+/// Writes every measurement to `path` as CSV with the header
+/// kind,what,size,flops,bytes,median_seconds,send_cpu_seconds,receive_cpu_seconds,repetitions
+/// (kind: "transport" (what: its name, size: the encoded message in bytes), "kernel" (what: the
+/// model, size: the batch's rows), "memcpy" (size: bytes copied)). Throws std::runtime_error
+/// when it cannot write.
+void write_calibration_csv(const std::string& path, const std::vector<TransportSample>& transports,
+                           const std::vector<KernelTiming>& kernels, double memcpy_Bps, std::size_t memcpy_bytes,
+                           int memcpy_repetitions);
+
+}  // namespace pstwin::cli

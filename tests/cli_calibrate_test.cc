@@ -1,0 +1,130 @@
+// `pstwin calibrate --quick` on loopback: a cluster section `validate` accepts, figures in
+// plausible ranges, every measurement in calibration.csv, and clear refusals.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+
+#include "runtime/scenario/units.h"
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using namespace testing_support;
+
+// The file holds "messaging" (per group) and "cpu" (cluster), keys of the host-cost model that
+// another branch adds to the parser. Until it is merged this worktree's strict parser refuses
+// them, so the test strips them before `validate`. After the merge: set this to true.
+constexpr bool kParserTakesMessagingAndCpu = false;
+
+/// One transport row of calibration.csv.
+struct Row {
+  double seconds = 0;  ///< median one-way wall time
+  double cpu = 0;      ///< median send + receive CPU
+};
+
+/// calibration.csv's transport rows by transport and message size.
+std::map<std::string, std::map<double, Row>> transport_rows(const std::string& csv) {
+  std::map<std::string, std::map<double, Row>> out;
+  std::istringstream in(read_file(csv));
+  std::string line;
+  std::getline(in, line);
+  EXPECT_EQ(line, "kind,what,size,flops,bytes,median_seconds,send_cpu_seconds,receive_cpu_seconds,repetitions");
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream row(line);
+    for (std::string cell; std::getline(row, cell, ',');) cells.push_back(cell);
+    if (cells.size() >= 8 && cells[0] == "transport")
+      out[cells[1]][std::stod(cells[2])] = {std::stod(cells[5]), std::stod(cells[6]) + std::stod(cells[7])};
+  }
+  return out;
+}
+
+TEST(CliCalibrate, QuickRunOnLoopbackWritesAClusterSectionThatValidates) {
+  const std::string dir = fresh_dir();
+  const auto r = run_pstwin("calibrate --quick --out " + dir + "/calibrated.json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("wrote " + dir + "/calibrated.json (link and messaging: zmq-curve)"), std::string::npos)
+      << r.output;
+  nlohmann::json c = read_json(dir + "/calibrated.json");
+  ASSERT_TRUE(c.contains("calibrated") && c.contains("worker") && c.contains("server") && c.contains("cpu")) << c;
+  EXPECT_EQ(c["calibrated"]["transport"], "zmq-curve");
+  EXPECT_EQ(c["cpu"]["machines"], "one");
+  EXPECT_GE(c["cpu"]["cores"].get<int>(), 1);
+
+  // Plausible: every figure positive; no transport moves bytes faster than memcpy copies them.
+  const double memcpy_Bps = parse_bandwidth_Bps(c["calibrated"]["memcpy_bandwidth"]);
+  const nlohmann::json& w = c["worker"];
+  const nlohmann::json& whole = c["calibrated"]["transport_link"];
+  EXPECT_LT(parse_bandwidth_Bps(whole["bandwidth"]), memcpy_Bps) << c.dump(2);
+  EXPECT_GT(parse_duration_s(whole["latency"]), 0) << c.dump(2);
+  // The link is what is left of a message's time once the CPU terms are out: on loopback it may
+  // be next to nothing, but never faster than memcpy.
+  const double link_Bps = parse_bandwidth_Bps(w["link"]["bandwidth"]);
+  EXPECT_GT(link_Bps, 0);
+  EXPECT_LE(link_Bps, memcpy_Bps * (1 + 1e-5)) << c.dump(2);
+  EXPECT_GE(parse_duration_s(w["link"]["latency"]), 0) << c.dump(2);
+  EXPECT_GT(parse_flops(w["device"]["flops"]), 0);
+  EXPECT_GT(parse_bandwidth_Bps(w["device"]["bandwidth"]), 0);
+  for (const char* key : {"send_per_message", "receive_per_message"})
+    EXPECT_GT(parse_duration_s(w["messaging"][key]), 0) << key << " " << c.dump(2);
+  for (const char* key : {"send_per_byte", "receive_per_byte"})
+    EXPECT_GE(parse_duration_s(w["messaging"][key]), 0) << key;
+
+  // Every measurement is in the CSV. In process beats ZeroMQ: in CPU for the smallest message
+  // (5x apart here; a wall time that small is at the mercy of the scheduler on a busy machine)
+  // and in wall time for the largest (10 MB: over 10x apart).
+  const auto rows = transport_rows(dir + "/calibration.csv");
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& inproc = rows.at("inproc");
+  const auto& zmq = rows.at("zmq");
+  ASSERT_EQ(inproc.size(), 6u);
+  EXPECT_LT(inproc.begin()->second.cpu, zmq.at(inproc.begin()->first).cpu);
+  EXPECT_LT(inproc.rbegin()->second.seconds, zmq.at(inproc.rbegin()->first).seconds);
+  EXPECT_NE(read_file(dir + "/calibration.csv").find("kernel,\"softmax\","), std::string::npos);
+
+  // A scenario includes it and validates.
+  if (!kParserTakesMessagingAndCpu) {
+    c.erase("cpu");
+    c["worker"].erase("messaging");
+    c["server"].erase("messaging");
+    write_json(dir + "/calibrated.json", c);
+  }
+  nlohmann::json s = synthetic_scenario(1e5, 1e8);
+  s["cluster"] = {{"include", "calibrated.json"}, {"workers", 4}, {"servers", 2}};
+  write_json(dir + "/s.json", s);
+  const auto v = run_pstwin("validate " + dir + "/s.json");
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  const auto set = run_pstwin("validate " + dir + "/s.json --set /cluster/include=" + dir + "/calibrated.json");
+  EXPECT_EQ(set.exit_code, 0) << set.output;
+  EXPECT_NE(set.output.find("set: /cluster/include = " + dir + "/calibrated.json (its keys included)"),
+            std::string::npos) << set.output;
+}
+
+TEST(CliCalibrate, RefusesWhatItCannotMeasure) {
+  const std::string dir = fresh_dir();
+  const auto ucx = run_pstwin("calibrate --quick --transport ucx --out " + dir + "/c.json");
+  EXPECT_EQ(ucx.exit_code, 2);
+  EXPECT_NE(ucx.output.find("--transport ucx: this build has no UCX transport"), std::string::npos) << ucx.output;
+  const auto tcp = run_pstwin("calibrate --quick --transport tcp --out " + dir + "/c.json");
+  EXPECT_EQ(tcp.exit_code, 2);
+  EXPECT_NE(tcp.output.find("--transport must be zmq-curve, zmq, inproc or ucx, not 'tcp'"), std::string::npos);
+  {
+    std::ofstream(dir + "/hosts") << "node1 slots=2\n";
+  }
+  const auto hosts = run_pstwin("calibrate --quick --hostfile " + dir + "/hosts --out " + dir + "/c.json");
+  EXPECT_EQ(hosts.exit_code, 2);
+  EXPECT_NE(hosts.output.find("--hostfile: measuring between machines is not built yet"), std::string::npos)
+      << hosts.output;
+  const auto no_out = run_pstwin("calibrate --quick");
+  EXPECT_EQ(no_out.exit_code, 2);
+  EXPECT_NE(no_out.output.find("--out FILE is required"), std::string::npos);
+  const auto device = run_pstwin("calibrate --quick --device tpu --out " + dir + "/c.json");
+  EXPECT_EQ(device.exit_code, 2);
+  EXPECT_NE(device.output.find("--device must be cpu or cuda, not 'tpu'"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir + "/c.json"));
+}
+
+}  // namespace
+}  // namespace pstwin

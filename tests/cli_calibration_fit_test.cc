@@ -1,0 +1,91 @@
+// The fits of `pstwin calibrate` against figures made from known models.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "cli/calibration_file.h"
+#include "cli/calibration_fit.h"
+
+namespace pstwin::cli {
+namespace {
+
+TEST(CalibrationFit, LineThroughMessageTimesGivesLatencyAndBandwidth) {
+  // 20 us + B / 1 GB/s, except that the cache-sized messages go twice as fast: the rate comes
+  // from the large messages, the latency from the small ones.
+  std::vector<double> bytes, seconds;
+  for (double b = 100; b <= 1e8; b *= 10) {
+    bytes.push_back(b);
+    const bool cached = b > 1e4 && b < 1e6;
+    seconds.push_back(20e-6 + b / (cached ? 2e9 : 1e9));
+  }
+  const LineFit f = fit_ends(bytes, seconds, 1e4, 1e6);
+  EXPECT_NEAR(f.slope, 1e-9, 1e-12);
+  EXPECT_NEAR(f.intercept, 20e-6, 1e-9);
+}
+
+TEST(CalibrationFit, NegativeCoefficientsBecomeZero) {
+  // Time that falls with size (noise) has no bandwidth term; a latency below 0 is 0.
+  const LineFit falling = fit_ends({1e6, 1e7}, {2e-3, 1e-3}, 1e4, 1e6);
+  EXPECT_EQ(falling.slope, 0.0);
+  const LineFit line = fit_line({0, 10}, {1, 21});
+  EXPECT_NEAR(line.intercept, 1.0, 1e-12);
+  EXPECT_NEAR(line.slope, 2.0, 1e-12);
+  const LineFit through = fit_line({1, 2}, {0.5, 2.5});  // intercept -1.5: refitted through 0
+  EXPECT_EQ(through.intercept, 0.0);
+  EXPECT_GT(through.slope, 0.0);
+}
+
+TEST(CalibrationFit, RooflineRecoversTheDeviceThatMadeTheTimes) {
+  DeviceSpec truth;
+  truth.peak_flops = 2e10;
+  truth.mem_bandwidth_Bps = 1e10;  // balance 2 flop/B: on the fit's grid (10^0.30 = 1.995)
+  truth.overhead_s = 5e-6;
+  std::vector<KernelSample> samples;
+  for (double n = 1; n <= 64; n *= 2) {
+    samples.push_back({1e6 * n, 1e5 * n, 0});  // 10 flop/B: compute-bound
+    samples.push_back({1e5 * n, 1e6 * n, 0});  // 0.1 flop/B: memory-bound
+  }
+  for (KernelSample& s : samples) s.seconds = truth.seconds(Cost{s.flops, s.bytes});
+  const DeviceSpec fit = fit_roofline(samples, 1e9);
+  EXPECT_NEAR(fit.peak_flops / truth.peak_flops, 1.0, 0.01);
+  EXPECT_NEAR(fit.mem_bandwidth_Bps / truth.mem_bandwidth_Bps, 1.0, 0.01);
+  EXPECT_NEAR(fit.overhead_s, truth.overhead_s, 0.2e-6);
+}
+
+TEST(CalibrationFit, KernelsThatAreAllComputeBoundTakeTheHostsMemoryRate) {
+  std::vector<KernelSample> samples;
+  for (double n = 1; n <= 64; n *= 2) samples.push_back({1e7 * n, 1e4 * n, 1e7 * n / 1e10});
+  // Any bandwidth above 1e4 * n / (1e7 * n / 1e10) = 1e7 B/s fits; the host's 8 GB/s is one of them.
+  const DeviceSpec fit = fit_roofline(samples, 8e9);
+  EXPECT_NEAR(fit.peak_flops / 1e10, 1.0, 0.01);
+  EXPECT_NEAR(fit.mem_bandwidth_Bps / 8e9, 1.0, 0.03);
+}
+
+TEST(CalibrationFit, TheLinkIsWhatTheCpuTermsLeaveOfTheTime) {
+  // Each side spends 5 us + 1 ns/B; the wire adds 20 us + B / 1 GB/s.
+  std::vector<TransportSample> samples;
+  for (double b = 100; b <= 1e8; b *= 10) {
+    const double cpu = 5e-6 + b * 1e-9;
+    samples.push_back({"zmq", b, 2 * cpu + 20e-6 + b / 1e9, cpu, cpu, 3});
+  }
+  const TransportFit f = fit_transport(samples, 5e9);
+  EXPECT_NEAR(f.latency_s, 20e-6, 1e-9);
+  EXPECT_NEAR(f.bandwidth_Bps / 1e9, 1.0, 1e-6);
+  EXPECT_NEAR(f.send_cpu.intercept, 5e-6, 1e-9);
+  EXPECT_NEAR(f.receive_cpu.slope, 1e-9, 1e-14);
+  EXPECT_NEAR(f.whole_latency_s, 30e-6, 1e-9);
+  EXPECT_NEAR(f.whole_bandwidth_Bps * 3e-9, 1.0, 1e-6);
+  // CPU that explains the whole time leaves a link at memcpy's rate.
+  for (TransportSample& s : samples) s.seconds = s.send_cpu_s + s.receive_cpu_s;
+  const TransportFit cpu_only = fit_transport(samples, 5e9);
+  EXPECT_EQ(cpu_only.bandwidth_Bps, 5e9);
+  EXPECT_NEAR(cpu_only.latency_s, 0, 1e-12);
+}
+
+TEST(CalibrationFit, Median) {
+  EXPECT_EQ(median({3, 1, 2}), 2);
+  EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+}
+
+}  // namespace
+}  // namespace pstwin::cli

@@ -1,0 +1,158 @@
+// "cluster": {"include": FILE}: cluster keys from a file of their own, under the scenario's keys.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/scenario.h"
+#include "tests/scratch_dir.h"
+
+namespace pstwin {
+namespace {
+
+using testing_support::ScratchDir;
+
+// What `pstwin calibrate` writes, less the keys of another part of the model (messaging, cpu).
+constexpr const char* kIncluded = R"({
+  "calibrated": {"machine": "box", "date": "2026-12-01T04:00:00Z", "pstwin_version": "0.1.0",
+                 "transport": "zmq-curve", "device": "cpu", "cores": 2,
+                 "memcpy_bandwidth": "3.1GBps", "quick": true},
+  "worker": {"device": {"flops": "20Gflops", "bandwidth": "6GBps", "overhead": "5us"},
+             "link": {"bandwidth": "0.5GBps", "latency": "20us"}},
+  "server": {"device": {"flops": "20Gflops", "bandwidth": "6GBps", "overhead": "5us"},
+             "link": {"bandwidth": "0.5GBps", "latency": "20us"}}
+})";
+
+/// A synthetic scenario whose cluster is `cluster`.
+nlohmann::json scenario_with(const nlohmann::json& cluster) {
+  nlohmann::json s = nlohmann::json::parse(R"({
+    "name": "inc", "seed": 1,
+    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1e6},
+    "training": {"iterations": 5}, "consistency": [{"mode": "bsp"}]})");
+  s["cluster"] = cluster;
+  return s;
+}
+
+std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
+  try {
+    load_scenario(path, sets);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "<valid>";
+}
+
+TEST(ClusterInclude, TakesTheFilesKeysRelativeToTheScenarioAndTheScenarioWins) {
+  ScratchDir dir("include");
+  std::filesystem::create_directories(dir.path() / "hw");
+  dir.write("hw/calibrated.json", kIncluded);
+  nlohmann::json cluster = {{"include", "hw/calibrated.json"}, {"workers", 8}, {"servers", 2},
+                            {"server", {{"link", {{"bandwidth", "1GBps"}, {"latency", "20us"}}}}}};
+  const std::string path = dir.write("s.json", scenario_with(cluster).dump());
+  const Scenario s = load_scenario(path);
+  EXPECT_EQ(s.cluster.workers, 8u);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.device.peak_flops, 20e9);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.device.mem_bandwidth_Bps, 6e9);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.device.overhead_s, 5e-6);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.link.bandwidth_Bps, 0.5e9);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.link.latency_s, 20e-6);
+  // The scenario's server link replaces the file's; the file's server device stays (merge-patch).
+  EXPECT_DOUBLE_EQ(s.cluster.server.link.bandwidth_Bps, 1e9);
+  EXPECT_DOUBLE_EQ(s.cluster.server.device.peak_flops, 20e9);
+  // A run records the figures it ran with, not the file name.
+  EXPECT_FALSE(s.variant_scenarios.at(0).source["cluster"].contains("include"));
+  EXPECT_EQ(s.variant_scenarios.at(0).source["cluster"]["worker"]["link"]["bandwidth"], "0.5GBps");
+}
+
+TEST(ClusterInclude, SetAndVariantsMayChooseTheFile) {
+  ScratchDir dir("include");
+  dir.write("a.json", kIncluded);
+  nlohmann::json faster = nlohmann::json::parse(kIncluded);
+  faster["worker"]["link"]["bandwidth"] = "2GBps";
+  dir.write("b.json", faster.dump());
+  nlohmann::json s = scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}});
+  s.erase("consistency");
+  s["variants"] = {{{"name", "a"}}, {{"name", "b"}, {"set", {{"/cluster/include", "b.json"}}}}};
+  const std::string path = dir.write("s.json", s.dump());
+  const Scenario both = load_scenario(path);
+  ASSERT_EQ(both.variant_scenarios.size(), 2u);
+  EXPECT_DOUBLE_EQ(both.variant_scenarios[0].cluster.worker.link.bandwidth_Bps, 0.5e9);
+  EXPECT_DOUBLE_EQ(both.variant_scenarios[1].cluster.worker.link.bandwidth_Bps, 2e9);
+
+  // --set: a relative path is the working directory's, not the scenario's folder.
+  const std::string plain = dir.write("plain.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
+  const auto here = std::filesystem::current_path();
+  std::filesystem::current_path(dir.path().parent_path());
+  const std::string from_cwd = (dir.path().filename() / "b.json").string();
+  const Scenario set = load_scenario(plain, {"/cluster/include=" + from_cwd});
+  std::filesystem::current_path(here);
+  EXPECT_DOUBLE_EQ(set.cluster.worker.link.bandwidth_Bps, 2e9);
+}
+
+TEST(ClusterInclude, AMissingFileIsAnErrorAtTheInclude) {
+  ScratchDir dir("include");
+  const std::string path =
+      dir.write("s.json", scenario_with({{"include", "nowhere.json"}, {"workers", 2}, {"servers", 1}}).dump());
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("/cluster/include: cannot read the included file \"nowhere.json\""), std::string::npos) << e;
+  EXPECT_NE(e.find("No such file"), std::string::npos) << e;
+}
+
+TEST(ClusterInclude, ErrorsInsideTheFileNameTheFileAndThePointerInIt) {
+  ScratchDir dir("include");
+  nlohmann::json bad = nlohmann::json::parse(kIncluded);
+  bad["worker"]["device"]["flopz"] = "1Gflops";
+  dir.write("bad.json", bad.dump());
+  const std::string path =
+      dir.write("s.json", scenario_with({{"include", "bad.json"}, {"workers", 2}, {"servers", 1}}).dump());
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("/cluster/worker/device/flopz: in the included file \"bad.json\" at /worker/device/flopz: "),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("unknown key"), std::string::npos) << e;
+
+  // A required key the file's group lacks is the file's to add.
+  nlohmann::json partial = nlohmann::json::parse(kIncluded);
+  partial["worker"].erase("link");
+  dir.write("partial.json", partial.dump());
+  const std::string e2 = error_of(path, {"/cluster/include=" + dir.file("partial.json")});
+  EXPECT_NE(e2.find("in the included file"), std::string::npos) << e2;
+  EXPECT_NE(e2.find("at /worker/link"), std::string::npos) << e2;
+
+  // Not JSON, a key twice, not an object, a nested include.
+  dir.write("syntax.json", "{\"worker\": ");
+  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("syntax.json")}).find("is not JSON"), std::string::npos);
+  dir.write("twice.json", R"({"workers": 2, "workers": 3})");
+  const std::string e3 = error_of(path, {"/cluster/include=" + dir.file("twice.json")});
+  EXPECT_NE(e3.find("at /workers: "), std::string::npos) << e3;
+  dir.write("list.json", "[1]");
+  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("list.json")}).find("one JSON object"), std::string::npos);
+  dir.write("nested.json", R"({"include": "a.json"})");
+  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("nested.json")}).find("cannot include another"),
+            std::string::npos);
+}
+
+TEST(ClusterInclude, AnErrorInTheScenariosOwnKeysIsTheScenarios) {
+  ScratchDir dir("include");
+  dir.write("a.json", kIncluded);
+  const std::string path = dir.write(
+      "s.json", scenario_with({{"include", "a.json"}, {"workers", 0}, {"servers", 1}}).dump());
+  const std::string e = error_of(path);
+  EXPECT_EQ(e.find("included file"), std::string::npos) << e;
+  EXPECT_NE(e.find("/cluster/workers"), std::string::npos) << e;
+  EXPECT_NE(error_of(path, {"/cluster/include=7"}).find("expected the name of a JSON file"), std::string::npos);
+}
+
+TEST(ClusterInclude, TheCalibrationRecordIsChecked) {
+  ScratchDir dir("include");
+  nlohmann::json bad = nlohmann::json::parse(kIncluded);
+  bad["calibrated"]["cores"] = 0;
+  dir.write("a.json", bad.dump());
+  const std::string path =
+      dir.write("s.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("/cluster/calibrated/cores: in the included file \"a.json\" at /calibrated/cores"),
+            std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace pstwin
