@@ -12,6 +12,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/output_lock.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
 #include "cli/job_supervisor.h"
@@ -43,7 +44,8 @@ constexpr const char* kUsage =
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
-    "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
+    "outputs as simulate, by default into runs/<name>-launch (simulate's: runs/<name>); one run\n"
+    "at a time per output folder. time_s is wall-clock seconds. --resume DIR continues each variant from\n"
     "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
     "The scenario's failures are injected into the local processes (SIGKILL, then restart).\n"
     "A variant whose job cannot start still gets a summary.json (completed false, reason).";
@@ -263,7 +265,7 @@ int launch_command(const std::vector<std::string>& args) {
   add_scenario_options(desc, pos);
   desc.add_options()
       ("transport", po::value<std::string>()->default_value("zmq"), "zmq or inproc")
-      ("out,o", po::value<std::string>(), "output folder (default: the scenario's, else runs/<name>)")
+      ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-launch\", e.g. runs/<name>-launch)")
       ("insecure", "no authentication between nodes (trusted networks only)")
       ("key-file", po::value<std::string>(), "use this job key pair instead of making one")
       ("hostfile", po::value<std::string>(), "start the roles on these machines over ssh")
@@ -363,9 +365,8 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: " << e.what() << "\n";
     return 2;
   }
-  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
-                                           : (scenario->output.dir.empty() ? "runs/" + scenario->name
-                                                                           : scenario->output.dir);
+  // Its own default, apart from simulate's: the two never mix their files by default.
+  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>() : scenario->output.dir + "-launch";
   // Local roles all compute on what this machine offers, decided once here (auto included);
   // remote nodes each decide for themselves, on their own hardware.
   const auto device = requested_device(*vm, scenario->training.device, "launch");
@@ -398,6 +399,12 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: --resume: " << e.what() << "\n";
       return 2;
     }
+  }
+  std::string lock_error;
+  const auto lock = OutputLock::take(out, "launch", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin launch: " << lock_error << "\n";
+    return 2;
   }
   forward_termination_to_children();
   std::vector<std::string> names;
