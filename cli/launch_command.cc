@@ -19,6 +19,7 @@
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
+#include "net/metrics_address.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
 #include "runtime/job_resume.h"
@@ -330,9 +331,16 @@ int launch_command(const std::vector<std::string>& args) {
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<unsigned>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
-  if (s.metrics_address != "none") {
+  if (transport == "inproc" && !(*vm)["metrics-address"].defaulted()) {
+    std::cerr << "pstwin launch: --metrics-address needs --transport zmq: a job in process serves no "
+                 "live metrics\n";
+    return 2;
+  }
+  if (s.metrics_address != "none" && transport == "zmq") {
+    // The scheduler runs here (with a hostfile too): it must be able to serve there, said now
+    // rather than after the nodes started.
     try {
-      net::parse_metrics_address(s.metrics_address);
+      net::check_metrics_address_here(s.metrics_address);
     } catch (const std::invalid_argument& e) {
       std::cerr << "pstwin launch: --metrics-address: " << e.what() << "\n";
       return 2;
