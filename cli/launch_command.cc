@@ -15,6 +15,7 @@
 #include "cli/output_lock.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
+#include "cli/launch_failures.h"
 #include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
@@ -292,16 +293,12 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
     return 2;
   }
-  for (const Scenario& run : runs->scenarios) {
-    if (run.failures.empty()) continue;
+  for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     // Failures are injected by killing and restarting local processes.
-    std::string why;
-    if (transport != "zmq") why = "needs --transport zmq (processes to kill)";
-    else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
-    for (const auto& f : run.failures)
-      if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
+    const std::string why = launch_cannot_inject(runs->scenarios[i], transport, vm->count("hostfile") > 0);
     if (!why.empty()) {
-      std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
+      std::cerr << "pstwin launch: variant " << scenario->consistency[i].name << "'s failures ("
+                << failures_pointer(*scenario, i) << "): injection " << why << "\n";
       return 2;
     }
   }

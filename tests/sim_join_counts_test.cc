@@ -36,5 +36,21 @@ TEST(SimJoinCounts, UpdatesAndTheStalenessHistogramCountEveryGradientOnceAfterJo
   }
 }
 
+// A join set for after the run's end never happens: events.jsonl says so, naming the server.
+TEST(SimJoinCounts, AJoinAfterTheRunsEndIsReportedAsNotHappened) {
+  const std::string dir = fresh_dir();
+  json s = toy_scenario(dir);
+  s["consistency"] = json::array({{{"mode", "bsp"}}});
+  s["cluster"]["servers"] = 3;
+  s["partition"] = "consistent_hash";
+  s["fault_tolerance"] = json::object();
+  s["failures"] = json::array({{{"join", "server"}, {"at", "1000s"}}});
+  const std::string out = simulate(dir, s);
+  const auto missed = events_of(out + "/bsp", "join_not_happened");
+  ASSERT_EQ(missed.size(), 1u);
+  EXPECT_EQ(missed[0]["node"], "server:2");
+  EXPECT_TRUE(events_of(out + "/bsp", "server_joined").empty());
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -209,6 +209,7 @@ void Scheduler::handle_checkpoint_done(const Message& m) {
 }
 
 void Scheduler::finish() {
+  report_joins_not_made();
   if (!stop_rule_.empty()) {
     // The evaluation that met the rule is the run's result: its parameters, not the ones the
     // servers reached while the stop was on its way.

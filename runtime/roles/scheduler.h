@@ -110,6 +110,9 @@ class Scheduler {
   /// A server absent at the start joins (elastic servers, DESIGN.md "Partitioning"): the ring
   /// with it decides which ranges move; it becomes their backup, then their holder once synced.
   void handle_join(NodeId node);
+  /// Logs "join_not_happened" for each joining server that never joined (the job ended first):
+  /// otherwise a join scheduled after the run's end would pass in silence.
+  void report_joins_not_made();
   /// After a backup synced: hands over the ranges whose move is ready (not once stopping).
   void complete_moves();
   /// Logs each new backup ("backup_assigned").
