@@ -6,29 +6,15 @@
 
 namespace pstwin::cli {
 
-namespace {
-
-/// RFC 6901: "~" as "~0", "/" as "~1".
-std::string escape_pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-}  // namespace
-
 std::string failures_pointer(const Scenario& base, std::size_t i) {
-  const auto& variants = base.source.find("variants");
+  const auto variants = base.source.find("variants");
   if (variants == base.source.end() || !variants->is_array() || i >= variants->size()) return "/failures";
-  const auto& set = (*variants)[i].find("set");
+  const auto set = (*variants)[i].find("set");
   if (set == (*variants)[i].end() || !set->is_object()) return "/failures";
   for (const auto& [key, value] : set->items())
     if (key == "/failures" || key.rfind("/failures/", 0) == 0)
-      return "/variants/" + std::to_string(i) + "/set/" + escape_pointer_token(key);
+      // The key is one token of the pointer: json_pointer escapes its "/" and "~" (RFC 6901).
+      return (nlohmann::json::json_pointer("/variants/" + std::to_string(i) + "/set") / key).to_string();
   return "/failures";
 }
 
