@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <cstdlib>
 #include <thread>
 
 #include "cli/child_process.h"
@@ -302,6 +303,10 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  if (double load = 0; ::getloadavg(&load, 1) == 1)
+    for (std::size_t i = 0; i < runs->scenarios.size(); ++i)
+      std::cerr << loaded_machine_warning(runs->scenarios[i], scenario->consistency[i].name, load,
+                                          std::thread::hardware_concurrency());
   LaunchSettings s;
   s.scenario_path = fs::absolute((*vm)["scenario"].as<std::string>()).string();
   if (vm->count("resume")) {

@@ -47,4 +47,16 @@ std::string failure_notes(const Scenario& base) {
   return out.str();
 }
 
+std::string loaded_machine_warning(const Scenario& run, const std::string& name, double load, unsigned cores) {
+  const double timeout = run.fault_tolerance.heartbeat_timeout_s;
+  if (!run.fault_tolerance.enabled || cores == 0 || load <= cores || timeout >= 1.0) return "";
+  std::ostringstream out;
+  out.precision(3);
+  out << "launch: warning: variant " << name << ": this machine is loaded (load average " << load << " on "
+      << cores << " cores) and heartbeat_timeout is " << seconds_text(timeout)
+      << " s: starved nodes may miss heartbeats and be declared dead although they live; give it room "
+         "(--set /fault_tolerance/heartbeat_timeout=2s)\n";
+  return out.str();
+}
+
 }  // namespace pstwin::cli

@@ -24,4 +24,10 @@ std::string launch_cannot_inject(const Scenario& run, const std::string& transpo
 /// processes, and joins at or after training.time_budget (the run ends first: no join).
 std::string failure_notes(const Scenario& base);
 
+/// A warning for a real run of `run` (variant `name`) on a machine whose one-minute load average
+/// is `load` over `cores` cores: when the machine is busier than its cores and heartbeats run
+/// with a timeout under 1 s, starved nodes may miss beats and be declared dead although they
+/// live (the scheduler discounts only its own delays). "" otherwise.
+std::string loaded_machine_warning(const Scenario& run, const std::string& name, double load, unsigned cores);
+
 }  // namespace pstwin::cli

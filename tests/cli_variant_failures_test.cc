@@ -3,6 +3,8 @@
 // name exactly the values they accept.
 #include <gtest/gtest.h>
 
+#include "cli/launch_failures.h"
+#include "runtime/scenario/scenario.h"
 #include "tests/sim_test_support.h"
 
 namespace pstwin {
@@ -58,6 +60,23 @@ TEST(CliVariantFailures, PartitionAndJoinErrorsOfferWhatTheyAccept) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/failures/0/join: expected one of \"server\", got"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("worker\", got"), std::string::npos) << r.output;  // "worker" is not offered
+}
+
+// A real run with heartbeats on a machine busier than its cores is warned about a tight timeout.
+TEST(CliVariantFailures, ALoadedMachineWithATightHeartbeatTimeoutIsWarnedAbout) {
+  Scenario run;
+  run.fault_tolerance.enabled = true;
+  run.fault_tolerance.heartbeat_timeout_s = 0.1;
+  EXPECT_EQ(cli::loaded_machine_warning(run, "bsp", 5.0, 2),
+            "launch: warning: variant bsp: this machine is loaded (load average 5 on 2 cores) and "
+            "heartbeat_timeout is 0.1 s: starved nodes may miss heartbeats and be declared dead although "
+            "they live; give it room (--set /fault_tolerance/heartbeat_timeout=2s)\n");
+  EXPECT_EQ(cli::loaded_machine_warning(run, "bsp", 1.5, 2), "");  // not over its cores
+  run.fault_tolerance.heartbeat_timeout_s = 1.0;
+  EXPECT_EQ(cli::loaded_machine_warning(run, "bsp", 5.0, 2), "");  // room enough
+  run.fault_tolerance.heartbeat_timeout_s = 0.1;
+  run.fault_tolerance.enabled = false;
+  EXPECT_EQ(cli::loaded_machine_warning(run, "bsp", 5.0, 2), "");  // no heartbeats
 }
 
 }  // namespace
