@@ -4,7 +4,11 @@ variant's colour), checkpoints, and stragglers per worker (from events.jsonl).""
 from matplotlib.patches import Patch
 
 from plot_style import color_of
-from run_data import FAILURE_TYPES, RECOVERY_TYPES, event_node, run_end, timed
+from run_data import FAILURE_TYPES, RECOVERY_TYPES, event_node, run_end, timed, x_axis
+
+# What the scheduler concluded, drawn on the lanes too: a node declared dead (a failure the
+# scenario injected, or a live node whose heartbeats came late) and the job given up.
+VERDICT_TYPES = ("node_dead", "job_lost")
 
 
 def recovers(event, node):
@@ -32,7 +36,8 @@ def failure_spans(variant):
 
 
 def has_failures(run):
-    return any(e.get("type") in FAILURE_TYPES for v in run["variants"] for e in v["events"])
+    """Whether the run has a failure or a verdict on one (node_dead, job_lost) to draw."""
+    return any(e.get("type") in FAILURE_TYPES + VERDICT_TYPES for v in run["variants"] for e in v["events"])
 
 
 def mark_failures(ax, run):
@@ -79,12 +84,20 @@ def plot_failure_timeline(ax, run):
         y = len(variants) - 1 - lane
         rejoins = [e["time_s"] for e in timed(v["events"]) if e.get("type") in RECOVERY_TYPES]
         ax.plot(rejoins, [y] * len(rejoins), "o", color="black", markersize=4)
+        # The scheduler's verdicts: a red tick per node declared dead, a red X where the job was lost.
+        dead = [e["time_s"] for e in timed(v["events"]) if e.get("type") == "node_dead"]
+        ax.plot(dead, [y] * len(dead), "|", color="tab:red", markersize=14, markeredgewidth=2)
+        lost = [e["time_s"] for e in timed(v["events"]) if e.get("type") == "job_lost"]
+        ax.plot(lost, [y] * len(lost), "X", color="tab:red", markersize=11, markeredgecolor="black")
+        for t in lost[:1]:
+            ax.text(t, y - 0.22, " job lost", color="tab:red", fontsize="x-small", va="top", ha="left")
     ax.set_yticks(range(len(variants)))
     ax.set_yticklabels([v["name"] for v in reversed(variants)])
     ax.set_ylim(-0.5, len(variants) - 0.5)
-    ax.set_xlabel("simulated time (s)")
+    ax.set_xlabel(x_axis(run, "time")[1])  # wall-clock time for a launched run
     ax.set_title("failures per variant: x a node failed (named), bar the time lost until its "
-                 "recovery, o a recovery (failover, rejoin, link restored)", fontsize="small", loc="left")
+                 "recovery, o a recovery (failover, rejoin, link restored),\n"
+                 "red | a node declared dead, red X the job lost", fontsize="small", loc="left")
     ax.grid(axis="x", alpha=0.3)
 
 

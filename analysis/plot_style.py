@@ -10,9 +10,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+# tab10, then the 40 shades of tab20b and tab20c: 50 distinct colours before one repeats (a
+# sweep or a scenario with many variants ran out of tab10's ten).
+_PALETTE = ([plt.get_cmap("tab10")(i) for i in range(10)]
+            + [plt.get_cmap(name)(i) for name in ("tab20b", "tab20c") for i in range(20)])
+
+
 def color_of(index):
-    """The colour of the index-th variant (tab10, repeating after 10)."""
-    return plt.get_cmap("tab10")(index % 10)
+    """The colour of the index-th variant: 50 distinct ones, then they repeat."""
+    return _PALETTE[index % len(_PALETTE)]
 
 
 def save(fig, outpath):
@@ -26,5 +32,12 @@ def legend_below(fig, handles, ncol=4):
     """One legend for the whole figure, below its panels (save() widens the PNG to hold it),
     so that it never covers a curve. `handles` carry their labels."""
     if handles:
+        # As many columns as fit the figure's width at the longest label (about 6 points a
+        # character, plus the line sample), so that many variants make the legend taller rather
+        # than wider than the panels; a smaller font from a dozen entries on.
+        many = len(handles) > 12
+        longest = max(len(h.get_label()) for h in handles)
+        fit = int(fig.get_figwidth() * 72 / (longest * (5.5 if many else 6.5) + 40))
         fig.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0.0),
-                   ncol=min(ncol, len(handles)), frameon=False)
+                   ncol=max(1, min(ncol, fit, len(handles))), frameon=False,
+                   fontsize="small" if many else None)

@@ -94,6 +94,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
     extras = set()
     for (col, ylabel, scale), ax in zip(panels, axes):
+        drawn = False  # whether any line has a value on this panel
         for vi, (variant, (ci, combo)) in enumerate(product(variants, enumerate(combos))):
             rows = ok[ok["variant"] == variant]
             for p, value in zip(others, combo):
@@ -113,6 +114,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
                     extras.add("unreached")
             if not points:
                 continue
+            drawn = True
             points.sort()
             xs, mean, low, high = zip(*points)
             # Earlier variants are wider, so lines that coincide (bytes often do) stay visible.
@@ -131,6 +133,13 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
         ax.set(xlabel=pointer, ylabel=ylabel)
         ax.grid(alpha=0.3)
         ax.margins(y=0.12)
+        if not drawn:
+            # Nothing to scale the y axis by (no run reached the target): say so instead of
+            # showing an axis of meaningless numbers.
+            ax.set_yticks([])
+            ax.set_ylim(0, 1)
+            ax.text(0.5, 0.5, "no run reached the target" if col == "time_to_target_s" else "no values",
+                    transform=ax.transAxes, ha="center", va="center", color="gray")
     failed = int((table["status"] == "FAILED").sum())
     seeds_text = f"mean of {seeds} seeds" if seeds > 1 else "one seed"
     title = f"{scenario}: sweep over {pointer} ({seeds_text}"

@@ -14,8 +14,10 @@ STRAGGLER_COLORS = {"transient": "tab:orange", "slow": "tab:purple"}
 
 
 def width_of(index, count):
-    """Earlier variants get wider lines, so curves that coincide stay visible as stripes."""
-    return 1.5 + 1.2 * (count - 1 - index)
+    """Earlier variants get wider lines, so curves that coincide stay visible as stripes; the
+    widest stays under 9 points however many variants there are (a dozen buried the axes)."""
+    step = min(1.2, 7.5 / max(count - 1, 1))
+    return 1.5 + step * (count - 1 - index)
 
 
 def label_of(variant):

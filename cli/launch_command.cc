@@ -7,17 +7,21 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <cstdlib>
 #include <thread>
 
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/output_lock.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
+#include "cli/launch_failures.h"
 #include "cli/job_supervisor.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
+#include "net/metrics_address.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
 #include "runtime/job_resume.h"
@@ -43,7 +47,8 @@ constexpr const char* kUsage =
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
-    "outputs as simulate; time_s is wall-clock seconds. --resume DIR continues each variant from\n"
+    "outputs as simulate, by default into runs/<name>-launch (simulate's: runs/<name>); one run\n"
+    "at a time per output folder. time_s is wall-clock seconds. --resume DIR continues each variant from\n"
     "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
     "The scenario's failures are injected into the local processes (SIGKILL, then restart).\n"
     "A variant whose job cannot start still gets a summary.json (completed false, reason).";
@@ -263,7 +268,7 @@ int launch_command(const std::vector<std::string>& args) {
   add_scenario_options(desc, pos);
   desc.add_options()
       ("transport", po::value<std::string>()->default_value("zmq"), "zmq or inproc")
-      ("out,o", po::value<std::string>(), "output folder (default: the scenario's, else runs/<name>)")
+      ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-launch\", e.g. runs/<name>-launch)")
       ("insecure", "no authentication between nodes (trusted networks only)")
       ("key-file", po::value<std::string>(), "use this job key pair instead of making one")
       ("hostfile", po::value<std::string>(), "start the roles on these machines over ssh")
@@ -289,19 +294,19 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
     return 2;
   }
-  for (const Scenario& run : runs->scenarios) {
-    if (run.failures.empty()) continue;
+  for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     // Failures are injected by killing and restarting local processes.
-    std::string why;
-    if (transport != "zmq") why = "needs --transport zmq (processes to kill)";
-    else if (vm->count("hostfile")) why = "works on local processes only, not with --hostfile";
-    for (const auto& f : run.failures)
-      if (f.kind == FailureSpec::Kind::kLink) why = "cannot cut a real link: link failures are simulated only";
+    const std::string why = launch_cannot_inject(runs->scenarios[i], transport, vm->count("hostfile") > 0);
     if (!why.empty()) {
-      std::cerr << "pstwin launch: the scenario's failures (/failures): injection " << why << "\n";
+      std::cerr << "pstwin launch: variant " << scenario->consistency[i].name << "'s failures ("
+                << failures_pointer(*scenario, i) << "): injection " << why << "\n";
       return 2;
     }
   }
+  if (double load = 0; ::getloadavg(&load, 1) == 1)
+    for (std::size_t i = 0; i < runs->scenarios.size(); ++i)
+      std::cerr << loaded_machine_warning(runs->scenarios[i], scenario->consistency[i].name, load,
+                                          std::thread::hardware_concurrency());
   LaunchSettings s;
   s.scenario_path = fs::absolute((*vm)["scenario"].as<std::string>()).string();
   if (vm->count("resume")) {
@@ -328,9 +333,16 @@ int launch_command(const std::vector<std::string>& args) {
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<unsigned>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
-  if (s.metrics_address != "none") {
+  if (transport == "inproc" && !(*vm)["metrics-address"].defaulted()) {
+    std::cerr << "pstwin launch: --metrics-address needs --transport zmq: a job in process serves no "
+                 "live metrics\n";
+    return 2;
+  }
+  if (s.metrics_address != "none" && transport == "zmq") {
+    // The scheduler runs here (with a hostfile too): it must be able to serve there, said now
+    // rather than after the nodes started.
     try {
-      net::parse_metrics_address(s.metrics_address);
+      net::check_metrics_address_here(s.metrics_address);
     } catch (const std::invalid_argument& e) {
       std::cerr << "pstwin launch: --metrics-address: " << e.what() << "\n";
       return 2;
@@ -363,9 +375,8 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: " << e.what() << "\n";
     return 2;
   }
-  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
-                                           : (scenario->output.dir.empty() ? "runs/" + scenario->name
-                                                                           : scenario->output.dir);
+  // Its own default, apart from simulate's: the two never mix their files by default.
+  const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>() : scenario->output.dir + "-launch";
   // Local roles all compute on what this machine offers, decided once here (auto included);
   // remote nodes each decide for themselves, on their own hardware.
   const auto device = requested_device(*vm, scenario->training.device, "launch");
@@ -398,6 +409,12 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: --resume: " << e.what() << "\n";
       return 2;
     }
+  }
+  std::string lock_error;
+  const auto lock = OutputLock::take(out, "launch", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin launch: " << lock_error << "\n";
+    return 2;
   }
   forward_termination_to_children();
   std::vector<std::string> names;

@@ -10,9 +10,11 @@
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/device_option.h"
+#include "cli/flag_source.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
+#include "net/metrics_address.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
 #include "net/zmq_env.h"
@@ -84,6 +86,8 @@ int node_command(const std::vector<std::string>& args) {
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_");
   if (!vm) return code;
+  // What the user set: the flag, or the PSTWIN_ variable it came from.
+  const auto source = [&](const std::string& name) { return flag_source(args, name, "PSTWIN_"); };
   for (const char* required : {"role", "scheduler"}) {
     if (!vm->count(required)) {
       std::cerr << "pstwin node: --" << required << " is required (or PSTWIN_"
@@ -97,7 +101,7 @@ int node_command(const std::vector<std::string>& args) {
   net::NodeOptions options;
   options.role = (*vm)["role"].as<std::string>();
   if (options.role != "scheduler" && options.role != "server" && options.role != "worker") {
-    std::cerr << "pstwin node: --role must be scheduler, server or worker, not '" << options.role << "'\n";
+    std::cerr << "pstwin node: " << source("role") << " must be scheduler, server or worker, not '" << options.role << "'\n";
     return 2;
   }
   options.scheduler_endpoint = (*vm)["scheduler"].as<std::string>();
@@ -105,7 +109,7 @@ int node_command(const std::vector<std::string>& args) {
   try {
     scheduler = net::parse_tcp_endpoint(options.scheduler_endpoint);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "pstwin node: --scheduler " << options.scheduler_endpoint << ": " << e.what() << "\n";
+    std::cerr << "pstwin node: " << source("scheduler") << " " << options.scheduler_endpoint << ": " << e.what() << "\n";
     return 2;
   }
   std::size_t variant_index = 0;
@@ -115,7 +119,7 @@ int node_command(const std::vector<std::string>& args) {
     variant_index = static_cast<std::size_t>(
         std::find_if(all.begin(), all.end(), [&](const ConsistencyVariant& v) { return v.name == name; }) - all.begin());
     if (variant_index == all.size()) {
-      std::cerr << "pstwin node: the scenario has no variant '" << name << "'\n";
+      std::cerr << "pstwin node: " << source("variant") << ": the scenario has no variant '" << name << "'\n";
       return 2;
     }
   } else if (scenario->consistency.size() > 1) {
@@ -161,7 +165,7 @@ int node_command(const std::vector<std::string>& args) {
     const std::uint32_t count = options.role == "server" ? scenario->cluster.servers
                                                           : scenario->cluster.workers;
     if (options.role == "scheduler" || index < 0 || static_cast<std::uint32_t>(index) >= count) {
-      std::cerr << "pstwin node: --index " << index << " does not name a " << options.role
+      std::cerr << "pstwin node: " << source("index") << " " << index << " does not name a " << options.role
                 << " of this scenario (it has " << count << ")\n";
       return 2;
     }
@@ -183,18 +187,23 @@ int node_command(const std::vector<std::string>& args) {
     return 2;
   }
   if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {
+    // Only the scheduler serves metrics, and it checks that it can before anything starts.
     try {
-      net::parse_metrics_address(address);
+      if (options.role == "scheduler") net::check_metrics_address_here(address);
+      else net::parse_metrics_address(address);
     } catch (const std::invalid_argument& e) {
-      std::cerr << "pstwin node: --metrics-address: " << e.what() << "\n";
+      std::cerr << "pstwin node: " << source("metrics-address") << ": " << e.what() << "\n";
       return 2;
     }
     if (options.role == "scheduler") options.metrics_address = address;
+    else if (!(*vm)["metrics-address"].defaulted())
+      std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
+                << " is ignored: only the scheduler serves live metrics\n";
   }
   if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
   if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
-  const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node");
-  const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node");
+  const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node", source("connect-timeout"));
+  const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node", source("stall-timeout"));
   if (!connect_timeout_s || !stall_timeout_s) return 2;
   options.connect_timeout_s = *connect_timeout_s;
   options.stall_timeout_s = *stall_timeout_s;

@@ -99,10 +99,10 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
 }
 
 std::optional<double> seconds_flag(const po::variables_map& vm, const std::string& name,
-                                   const std::string& command) {
+                                   const std::string& command, const std::string& shown) {
   const double s = vm[name].as<double>();
   if (std::isfinite(s) && s > 0 && s <= 1e9) return s;
-  std::cerr << "pstwin " << command << ": --" << name
+  std::cerr << "pstwin " << command << ": " << (shown.empty() ? "--" + name : shown)
             << " must be a positive, finite number of seconds (at most 1e9), got " << s << "\n";
   return std::nullopt;
 }

@@ -33,9 +33,10 @@ std::optional<Scenario> load_scenario_from(const boost::program_options::variabl
 
 /// The seconds of flag `name` ("connect-timeout") in `vm`. REQUIRES the flag has a value (a
 /// default). Prints "pstwin COMMAND: --NAME must be a positive, finite number of seconds, got X"
-/// and returns nullopt (exit status 2) for zero, a negative, nan or inf.
+/// (`shown` instead of --NAME when given: the variable it came from) and returns nullopt (exit
+/// status 2) for zero, a negative, nan or inf.
 std::optional<double> seconds_flag(const boost::program_options::variables_map& vm, const std::string& name,
-                                   const std::string& command);
+                                   const std::string& command, const std::string& shown = "");
 
 /// The line that reports `e` on stderr: "pstwin: bad data at /data/train: FILE:LINE: message",
 /// naming the scenario's pointer when the file is one the scenario names (so a user knows which

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/device_option.h"
+#include "cli/output_lock.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/variant_processes.h"
@@ -25,7 +26,8 @@ constexpr const char* kUsage =
     "                       [--device auto|cpu|cuda] [--cfg NAME:VALUE ...]\n"
     "Runs each variant of the scenario in SimGrid (one child process each) and\n"
     "prints a comparison. Outputs: DIR/<variant>/{metrics.csv,events.jsonl,summary.json} and\n"
-    "DIR/comparison.csv; DIR defaults to the scenario's output.dir, else runs/<name>.\n"
+    "DIR/comparison.csv; DIR defaults to the scenario's output.dir (runs/<name>; launch's default\n"
+    "adds -launch). One run at a time per output folder: a second one is refused (status 2).\n"
     "--cfg gives SimGrid's engine one of its own options, as any SimGrid program takes them,\n"
     "after the scenario's simulation.cfg list (the last value of a name wins). Useful ones:\n"
     "  contexts/factory:thread|ucontext|raw|boost  how actors switch (raw is the default)\n"
@@ -82,12 +84,13 @@ int simulate_command(const std::vector<std::string>& args) {
   // Data is read once here per distinct data set; the children share it copy-on-write after fork.
   const auto runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
   if (!runs) return 2;
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) {
-    std::cerr << "pstwin: cannot create output folder " << out << ": " << ec.message() << "\n";
+  std::string lock_error;
+  const auto lock = OutputLock::take(out, "simulate", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin simulate: " << lock_error << "\n";
     return 2;
   }
+  std::error_code ec;
 
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/output_lock.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/sweep_csv.h"
@@ -141,10 +142,10 @@ int sweep_command(const std::vector<std::string>& args) {
             << plan.runs.size() - to_run.size() << " already complete in " << out << ", running "
             << to_run.size() << "\n"
             << std::flush;
-  std::error_code ec;
-  std::filesystem::create_directories(out, ec);
-  if (ec) {
-    std::cerr << "pstwin: cannot create output folder " << out << ": " << ec.message() << "\n";
+  std::string lock_error;
+  const auto lock = OutputLock::take(out, "sweep", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin sweep: " << lock_error << "\n";
     return 2;
   }
 

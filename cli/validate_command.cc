@@ -1,6 +1,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/launch_failures.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "runtime/consistency/controller.h"
@@ -76,6 +77,7 @@ int validate_command(const std::vector<std::string>& args) {
                     << (value.is_null() ? std::string("(removed)") : value.dump()) << "\n";
   for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";
+  std::cout << failure_notes(*scenario);
   return 0;
 }
 

@@ -172,6 +172,11 @@ std::pair<std::string, int> parse_metrics_address(const std::string& address) {
     return std::invalid_argument("metrics address '" + address + "': " + why +
                                  " (expected HOST:PORT, e.g. 127.0.0.1:9464, [::1]:0, 0.0.0.0:9464)");
   };
+  // A pasted space would otherwise reach the resolver as part of the host name.
+  if (address.find_first_of(" \t\r\n") != std::string::npos) throw bad("it contains white space");
+  // "[::1]" has colons but no port: look for the port after the closing bracket.
+  if (!address.empty() && address.front() == '[' && address.find("]:") == std::string::npos)
+    throw bad(address.back() == ']' ? "no port" : "no closing bracket");
   const auto colon = address.rfind(':');
   if (colon == std::string::npos) throw bad("no port");
   std::string host = address.substr(0, colon);

@@ -115,7 +115,8 @@ class MetricsHttpServer {
 };
 
 /// Splits "HOST:PORT" ("[v6]:PORT" for IPv6) into host and port; std::invalid_argument saying
-/// what is wrong otherwise. The default of --metrics-address is kDefaultMetricsAddress.
+/// what is wrong otherwise (no port, "[::1]" included; white space anywhere; an unbracketed
+/// IPv6 host; a port outside 0-65535). Whether it can be served here: check_metrics_address_here. The default of --metrics-address is kDefaultMetricsAddress.
 std::pair<std::string, int> parse_metrics_address(const std::string& address);
 inline constexpr const char* kDefaultMetricsAddress = "127.0.0.1:0";
 

@@ -2,6 +2,7 @@
 // Layout throughout: 3 servers (node ids 1, 2, 3), 2 workers (ids 4, 5), replication 2, so
 // range 0 is on {1, 2}, range 1 on {2, 3}, range 2 on {3, 1} (primary first).
 #include "runtime/roles/failover.h"
+#include "runtime/roles/heartbeats.h"
 
 #include <gtest/gtest.h>
 
@@ -141,7 +142,7 @@ TEST(Failover, AStoppedServerIsWatchedOnlyWhileItOwesAFinal) {
 }
 
 TEST(Heartbeats, ANodeIsOverdueOnlyPastTheTimeout) {
-  Heartbeats h(4, 10.0, 1.0);
+  Heartbeats h(4, 10.0, 1.0, 0.2);
   h.heard(2, 10.5);
   h.heard(9, 12.0);  // not a node of the job: ignored
   EXPECT_DOUBLE_EQ(h.silent_s(1, 11.5), 1.5);
@@ -149,6 +150,22 @@ TEST(Heartbeats, ANodeIsOverdueOnlyPastTheTimeout) {
   EXPECT_FALSE(h.overdue(2, 11.5));  // silent exactly the timeout
   EXPECT_TRUE(h.overdue(2, 11.75));
   EXPECT_THROW(h.silent_s(9, 12.0), std::out_of_range);
+}
+
+TEST(Heartbeats, TheSchedulersOwnDelayIsNotCountedAsSilence) {
+  Heartbeats h(3, 0.0, 1.0, 0.2);
+  EXPECT_EQ(h.scheduler_turn(0.2), 0.0);
+  EXPECT_EQ(h.scheduler_turn(0.45), 0.0);  // 0.25 s: a late wake-up, not a stall
+  h.heard(1, 0.45);
+  EXPECT_NEAR(h.scheduler_turn(2.45), 1.8, 1e-12);  // looked 2 s later, meant 0.2 s
+  EXPECT_DOUBLE_EQ(h.silent_s(2, 2.45), 2.45);
+  EXPECT_NEAR(h.scheduler_delay_s(2), 1.8, 1e-12);
+  EXPECT_NEAR(h.counted_silence_s(2, 2.45), 0.65, 1e-12);
+  EXPECT_FALSE(h.overdue(2, 2.45));
+  EXPECT_NEAR(h.counted_silence_s(1, 2.45), 0.2, 1e-12);
+  h.heard(1, 2.45);
+  EXPECT_EQ(h.scheduler_delay_s(1), 0.0);  // heard after the delay: none of it is its silence
+  EXPECT_TRUE(h.overdue(2, 2.9));          // 2.9 s less 1.8 s
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ class RecordingSink : public MetricsSink {
 /// and receiver, calls `on_send` if set (a stand-in for peers: it may push replies to the inbox)
 /// and appends to `sent`. now() is `now_s`, which sleep() advances; account() does nothing.
 /// Timed mode (the second constructor): messages arrive at scripted times instead, and time
-/// passes only in recv(), up to the next arrival or by the whole timeout when none comes.
+/// passes only in recv(), up to the next arrival or by the whole timeout when none comes (or to
+/// the end of a scripted stall).
 class ScriptedEnv : public Env {
  public:
   explicit ScriptedEnv(NodeId self, std::uint64_t seed = 7) : self_(self), rng_(seed) {}
@@ -76,6 +77,18 @@ class ScriptedEnv : public Env {
       return m;
     }
     if (!timed_) return std::nullopt;
+    if (!stalls.empty() && stalls.front().first <= now_s + timeout_s &&
+        (arrivals_.empty() || arrivals_.front().first > stalls.front().first)) {
+      // The role was not scheduled: it wakes `seconds` after the stall began, late.
+      now_s = stalls.front().first + stalls.front().second;
+      stalls.pop_front();
+      if (!arrivals_.empty() && arrivals_.front().first <= now_s) {
+        Message m = std::move(arrivals_.front().second);
+        arrivals_.pop_front();
+        return m;
+      }
+      return std::nullopt;
+    }
     if (!arrivals_.empty() && arrivals_.front().first <= now_s + timeout_s) {
       now_s = std::max(now_s, arrivals_.front().first);
       Message m = std::move(arrivals_.front().second);
@@ -106,6 +119,10 @@ class ScriptedEnv : public Env {
   std::function<void(const Message&)> on_send;
   RecordingSink sink;
   CheckpointStore* checkpoint_store = nullptr;
+  /// Timed mode: (time in s, seconds) in time order: the receive that would wait past `time`
+  /// returns only `seconds` after it (the role's process was not scheduled, as on an overloaded
+  /// machine), with the first message due by then if any.
+  std::deque<std::pair<double, double>> stalls;
 
  private:
   std::deque<std::pair<double, Message>> arrivals_;

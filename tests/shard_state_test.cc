@@ -183,5 +183,15 @@ TEST(RangeStart, AMalformedStartIsAProtocolError) {
   EXPECT_THROW(read_range_start(resume, job.keys, 2), ProtocolError);
 }
 
+TEST(ShardState, TheStalenessCountsSinceTheLastSnapshotTravelWithTheState) {
+  ShardState s = example_state();
+  s.staleness_counts = {5, 0, 2};  // five gradients of staleness 0, two of staleness 2
+  const Message m = shard_state_message(3, 11, s);
+  EXPECT_EQ(nlohmann::json::parse(m.data).at("staleness"), nlohmann::json::parse("[5,0,2]"));
+  EXPECT_EQ(read_shard_state(m).staleness_counts, (std::vector<std::uint32_t>{5, 0, 2}));
+  // None to hand over: the message is as before, without the key.
+  EXPECT_FALSE(nlohmann::json::parse(shard_state_message(3, 11, example_state()).data).contains("staleness"));
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -13,29 +13,6 @@
 
 namespace pstwin {
 
-/// When each node was last heard from, and whether it has been silent too long. Times are
-/// seconds of Env::now().
-class Heartbeats {
- public:
-  /// Every one of `nodes` nodes counts as heard at `now_s`.
-  Heartbeats(std::uint32_t nodes, double now_s, double timeout_s)
-      : last_heard_s_(nodes, now_s), timeout_s_(timeout_s) {}
-  /// No nodes, to assign a real one to.
-  Heartbeats() = default;
-  /// Something arrived from `node` at `now_s`; ids outside the job are ignored.
-  void heard(NodeId node, double now_s) {
-    if (node < last_heard_s_.size()) last_heard_s_[node] = now_s;
-  }
-  /// Seconds since `node` was last heard. REQUIRES node < nodes.
-  double silent_s(NodeId node, double now_s) const { return now_s - last_heard_s_.at(node); }
-  /// Whether `node` has been silent for longer than the timeout.
-  bool overdue(NodeId node, double now_s) const { return silent_s(node, now_s) > timeout_s_; }
-
- private:
-  std::vector<double> last_heard_s_;  // by node id
-  double timeout_s_ = 0.0;
-};
-
 /// A key range and a server it went to.
 struct RangeServer {
   std::uint32_t range = 0;

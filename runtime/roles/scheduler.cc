@@ -43,7 +43,8 @@ void Scheduler::start_job() {
     if (i < first_joiner) ring_servers_.push_back(i);
     else failover_.leave(layout.server(i));
   }
-  heartbeats_ = Heartbeats(layout.nodes(), env_.now(), spec_.fault.heartbeat_timeout_s);
+  heartbeats_ = Heartbeats(layout.nodes(), env_.now(), spec_.fault.heartbeat_timeout_s,
+                           spec_.fault.heartbeat_interval_s);
   worker_done_.assign(layout.workers, false);
   ranges_ = spec_.key_ranges();
   for (const KeyRange& r : ranges_)
@@ -78,8 +79,7 @@ std::optional<Message> Scheduler::next_message() {
   // With heartbeats, wake up in time to notice the first node that falls silent.
   double wait = spec_.stall_timeout_s - (env_.now() - last_activity_);
   if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_interval_s);
-  auto m = wait > 0 ? env_.recv(wait) : std::nullopt;
-  if (m) note(*m);
+  auto m = wait > 0 ? receive(wait) : std::nullopt;
   if (all_workers_dead_since_ && env_.now() - *all_workers_dead_since_ >= spec_.stall_timeout_s)
     lose_job("all " + std::to_string(spec_.layout.workers) +
              " workers failed before any finished, and none came back within " +
@@ -94,6 +94,19 @@ std::optional<Message> Scheduler::next_message() {
   return m;
 }
 
+std::optional<Message> Scheduler::receive(double timeout_s) {
+  std::optional<Message> m = env_.recv(timeout_s);
+  if (spec_.fault.enabled) {
+    // Before noting what came: it was heard after the delay, not during it.
+    const double delay = heartbeats_.scheduler_turn(env_.now());
+    if (delay >= spec_.fault.heartbeat_timeout_s / 2)
+      env_.metrics().event(env_.now(), "scheduler_delayed",
+                           {{"delay_s", delay}, {"heartbeat_timeout_s", spec_.fault.heartbeat_timeout_s}});
+  }
+  if (m) note(*m);
+  return m;
+}
+
 void Scheduler::note(const Message& m) {
   heartbeats_.heard(m.header.sender, env_.now());
   if (m.header.type != MsgType::kHeartbeat) last_activity_ = env_.now();
@@ -101,8 +114,10 @@ void Scheduler::note(const Message& m) {
 
 bool Scheduler::fenced(const Message& m) const {
   // A node declared dead may only be cut off: it must rejoin as a new process.
+  // A worker's kWorkerDone still counts: it did all its clocks, whatever was thought of it
+  // meanwhile (its heartbeats may have been late on a loaded machine).
   return m.header.sender < spec_.layout.nodes() && failover_.dead(m.header.sender) &&
-         m.header.type != MsgType::kRejoin;
+         m.header.type != MsgType::kRejoin && m.header.type != MsgType::kWorkerDone;
 }
 
 void Scheduler::handle(const Message& m) {
@@ -142,8 +157,14 @@ void Scheduler::handle_worker_done(const Message& m) {
     throw ProtocolError("scheduler: worker-done from node " + std::to_string(node) +
                         ", which is not a worker");
   absorb_traffic_report(m);
+  const std::uint32_t worker = spec_.layout.worker_index(node);
+  worker_done_[worker] = true;
+  if (failover_.dead(node)) {
+    // Declared dead too early: it finished all the same, so the job has a finished worker.
+    env_.metrics().event(env_.now(), "worker_finished_after_declared_dead", {{"worker", worker}});
+    all_workers_dead_since_.reset();
+  }
   failover_.leave(node);
-  worker_done_[spec_.layout.worker_index(node)] = true;
   if (all_workers_finished() && !stopping_) stop_servers(StopMode::kDrain);
 }
 
@@ -188,6 +209,7 @@ void Scheduler::handle_checkpoint_done(const Message& m) {
 }
 
 void Scheduler::finish() {
+  report_joins_not_made();
   if (!stop_rule_.empty()) {
     // The evaluation that met the rule is the run's result: its parameters, not the ones the
     // servers reached while the stop was on its way.
@@ -319,21 +341,32 @@ void Scheduler::check_heartbeats() {
   // What already arrived counts first: a scheduler that was busy (an evaluation, a loaded
   // machine) finds the heartbeats of that time queued, and must not take them for silence.
   while (!finals_.complete()) {
-    const std::optional<Message> m = env_.recv(0.0);
+    const std::optional<Message> m = receive(0.0);
     if (!m) break;
-    note(*m);
     if (!fenced(*m)) handle(*m);
   }
   const double now = env_.now();
+  std::vector<NodeId> overdue;
   for (NodeId n = 1; n < spec_.layout.nodes(); ++n)
-    if (failover_.watched(n, finals_.ranges_in()) && heartbeats_.overdue(n, now)) declare_dead(n);
+    if (failover_.watched(n, finals_.ranges_in()) && heartbeats_.overdue(n, now)) overdue.push_back(n);
+  // Checked again: declaring one dead may end another's watch (a stopped server's final is in).
+  for (NodeId n : overdue)
+    if (failover_.watched(n, finals_.ranges_in()) && heartbeats_.overdue(n, now))
+      declare_dead(n, true, static_cast<std::uint32_t>(overdue.size()));
 }
 
-void Scheduler::declare_dead(NodeId node, bool tell_it) {
-  env_.metrics().event(env_.now(), "node_dead",
-                       {{"node", node_name(node)},
-                        {"silent_s", heartbeats_.silent_s(node, env_.now())},
-                        {"why", tell_it ? "heartbeat timeout" : "restarted"}});
+void Scheduler::declare_dead(NodeId node, bool tell_it, std::uint32_t silent_together) {
+  // Why, in numbers: the silence the clock shows, the part that was the scheduler's own delay
+  // (not counted), and how many nodes fell silent together (many at once hints at the machine).
+  nlohmann::json fields = {{"node", node_name(node)},
+                           {"silent_s", heartbeats_.silent_s(node, env_.now())},
+                           {"why", tell_it ? "heartbeat timeout" : "restarted"}};
+  if (tell_it) {
+    fields["scheduler_delay_s"] = heartbeats_.scheduler_delay_s(node);
+    fields["heartbeat_timeout_s"] = spec_.fault.heartbeat_timeout_s;
+    fields["silent_together"] = silent_together;
+  }
+  env_.metrics().event(env_.now(), "node_dead", std::move(fields));
   if (tell_it) stop_now(node);
   if (spec_.layout.is_worker(node)) {
     failover_.worker_dead(node);
@@ -355,9 +388,13 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
     // Say what the scheduler knows: a silent node may be cut off rather than failed.
     std::ostringstream why;
     why << std::setprecision(3);  // "0.025 s", not "0.0249999 s"
-    if (tell_it)
+    if (tell_it) {
       why << " was declared dead after " << heartbeats_.silent_s(node, env_.now())
-          << " s without a heartbeat (heartbeat_timeout " << spec_.fault.heartbeat_timeout_s << " s)";
+          << " s without a heartbeat (heartbeat_timeout " << spec_.fault.heartbeat_timeout_s << " s";
+      if (const double delay = heartbeats_.scheduler_delay_s(node); delay > 0)
+        why << "; " << delay << " s of it the scheduler's own delay, not counted";
+      why << ")";
+    }
     else
       why << " restarted";
     lose_job(node_name(node) + why.str() + " and no live replica holds " + ranges +
@@ -375,8 +412,11 @@ void Scheduler::declare_dead(NodeId node, bool tell_it) {
 
 void Scheduler::after_worker_death() {
   if (!all_workers_finished() || stopping_) return;
-  if (std::find(worker_done_.begin(), worker_done_.end(), true) != worker_done_.end()) {
-    stop_servers(StopMode::kDrain);  // the survivors did all their clocks
+  // The survivors did all their clocks; or the last clock is evaluated already, so every
+  // worker pushed all of them and only its kWorkerDone (or its heartbeats) came late.
+  if (std::find(worker_done_.begin(), worker_done_.end(), true) != worker_done_.end() ||
+      last_eval_clock_ >= static_cast<std::int64_t>(spec_.iterations)) {
+    stop_servers(StopMode::kDrain);
     return;
   }
   all_workers_dead_since_ = env_.now();

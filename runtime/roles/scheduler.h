@@ -13,6 +13,7 @@
 #include "runtime/partition.h"
 #include "runtime/roles/evaluation.h"
 #include "runtime/roles/failover.h"
+#include "runtime/roles/heartbeats.h"
 #include "runtime/roles/job.h"
 
 namespace pstwin {
@@ -49,10 +50,14 @@ class Scheduler {
   /// The next message, or nullopt after waiting in vain until the next heartbeat check. Throws
   /// std::runtime_error when the stall timeout has passed with nothing to do.
   std::optional<Message> next_message();
+  /// env_.recv(timeout_s); with heartbeats, first tells them the scheduler looked now (a long
+  /// gap is its own delay, logged as "scheduler_delayed" from half the timeout), then notes `m`.
+  std::optional<Message> receive(double timeout_s);
   /// Records that `m` arrived now: its sender is alive, and the job is active unless m is a
   /// heartbeat.
   void note(const Message& m);
-  /// A node declared dead is fenced: what it sends, but kRejoin, is ignored.
+  /// A node declared dead is fenced: what it sends, but kRejoin and a worker's kWorkerDone
+  /// (it finished all its clocks: a finished worker is never a failed one), is ignored.
   bool fenced(const Message& m) const;
   void handle(const Message& m);
   void handle_worker_done(const Message& m);
@@ -94,9 +99,10 @@ class Scheduler {
   /// Declares every watched node silent for longer than the heartbeat timeout dead, after
   /// handling what already arrived (recv with timeout 0), so queued heartbeats count.
   void check_heartbeats();
-  /// Declares `node` dead and fails over its ranges; with `tell_it`, also sends it kStop (it may
-  /// only be cut off). Throws std::runtime_error when a range is left with no replica.
-  void declare_dead(NodeId node, bool tell_it = true);
+  /// Declares `node` dead and fails over its ranges; with `tell_it` (a heartbeat timeout, found
+  /// with `silent_together` overdue nodes in all), also sends it kStop (it may only be cut off).
+  /// Throws std::runtime_error when a range is left with no replica.
+  void declare_dead(NodeId node, bool tell_it = true, std::uint32_t silent_together = 1);
   /// After a worker's death: stop normally if the others are done; if every worker is dead and
   /// none finished, wait (up to the stall timeout) for one to rejoin.
   void after_worker_death();
@@ -104,6 +110,9 @@ class Scheduler {
   /// A server absent at the start joins (elastic servers, DESIGN.md "Partitioning"): the ring
   /// with it decides which ranges move; it becomes their backup, then their holder once synced.
   void handle_join(NodeId node);
+  /// Logs "join_not_happened" for each joining server that never joined (the job ended first):
+  /// otherwise a join scheduled after the run's end would pass in silence.
+  void report_joins_not_made();
   /// After a backup synced: hands over the ranges whose move is ready (not once stopping).
   void complete_moves();
   /// Logs each new backup ("backup_assigned").

@@ -1,6 +1,7 @@
 // The scheduler's side of servers joining a running job (docs/DESIGN.md, "Partitioning"): the
 // ring is rebuilt with the new server, it becomes a backup of the blocks it now owns, and each
 // block moves to it once it holds the block's state. Failure handling is in scheduler.cc.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,16 @@ void Scheduler::handle_join(NodeId node) {
   announce_backups(failover_.server_join(node, target));
   broadcast_membership();
   complete_moves();  // a range whose holders only change order needs no state
+}
+
+void Scheduler::report_joins_not_made() {
+  const std::uint32_t servers = spec_.layout.servers;
+  for (std::uint32_t s = servers - spec_.partition.joining_servers; s < servers; ++s)
+    if (std::find(ring_servers_.begin(), ring_servers_.end(), s) == ring_servers_.end())
+      env_.metrics().event(env_.now(), "join_not_happened",
+                           {{"node", node_name(spec_.layout.server(s))},
+                            {"why", "the job ended before the server joined (its join time is after the "
+                                    "run's end, or it came while the job was stopping)"}});
 }
 
 void Scheduler::complete_moves() {

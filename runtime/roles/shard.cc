@@ -295,6 +295,7 @@ ShardState Shard::state() const {
   for (std::uint32_t w = 0; w < arrived_.size(); ++w)
     if (arrived_[w])
       s.buffered.push_back({w, buffered_version_[w], buffered_[w], buffered_rows_[w]});
+  s.staleness_counts = staleness_counts_;
   return s;
 }
 
@@ -324,6 +325,8 @@ void Shard::restore(ShardState s) {
     buffered_version_[b.worker] = b.version;
     arrived_[b.worker] = true;
   }
+  // What the old holder applied since its last snapshot is reported by whoever leads next.
+  staleness_counts_ = std::move(s.staleness_counts);
 }
 
 ShardCheckpoint Shard::checkpoint() const {

@@ -54,7 +54,7 @@ Message shard_state_message(std::uint32_t range, std::uint64_t seq, ShardState s
   }
   const ConsistencyState& cs = state.consistency;
   std::vector<int> live(cs.live.begin(), cs.live.end());
-  m.data = nlohmann::json{{"params", n_params},
+  nlohmann::json data = nlohmann::json{{"params", n_params},
                           {"opt_first", state.optimizer.first.size()},
                           {"opt_second", state.optimizer.second.size()},
                           {"opt_steps", state.optimizer.steps},
@@ -63,8 +63,10 @@ Message shard_state_message(std::uint32_t range, std::uint64_t seq, ShardState s
                           {"applied_clock", cs.applied_clock},
                           {"arrived_for_clock", cs.arrived_for_clock},
                           {"last_request", state.last_request},
-                          {"buffers", buffers}}
-               .dump();
+                          {"buffers", buffers}};
+  // Only when there are counts: a state without them is byte for byte what it was before.
+  if (!state.staleness_counts.empty()) data["staleness"] = state.staleness_counts;
+  m.data = data.dump();
   return m;
 }
 
@@ -105,6 +107,7 @@ ShardState read_shard_state(const Message& m) {
   s.consistency.applied_clock = wire_json::integer_member<std::int64_t>(j, "applied_clock", what);
   s.consistency.arrived_for_clock = wire_json::integer_member<std::uint32_t>(j, "arrived_for_clock", what);
   s.last_request = wire_json::integer_list<std::uint64_t>(j, "last_request", what);
+  if (j.contains("staleness")) s.staleness_counts = wire_json::integer_list<std::uint32_t>(j, "staleness", what);
   for (const auto& b : buffers) {
     BufferedGradient g;
     g.worker = wire_json::integer_member<std::uint32_t>(b, "worker", what);

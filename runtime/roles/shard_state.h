@@ -31,11 +31,15 @@ struct ShardState {
   ConsistencyState consistency;
   std::vector<std::uint64_t> last_request;  ///< by worker: request id of the last push applied
   std::vector<BufferedGradient> buffered;   ///< in worker order
+  /// Gradients applied since the range's last snapshot, by staleness (index): a backup promoted
+  /// later, or a block's new holder after a join, reports them as the old primary would have.
+  std::vector<std::uint32_t> staleness_counts;
 };
 
 /// The kShardState message of `range` at log position `seq`. Wire layout: values = params ++
 /// optimizer first ++ second ++ each buffered gradient in order; data = JSON of the counts,
-/// the consistency state, last request ids and each buffer's worker, version and rows.
+/// the consistency state, last request ids and each buffer's worker, version and rows, and
+/// "staleness" (the counts since the last snapshot) when there are any.
 Message shard_state_message(std::uint32_t range, std::uint64_t seq, ShardState state);
 
 /// Reads a kShardState message. Throws ProtocolError (naming the sender and range) when the

@@ -22,6 +22,11 @@ PartitionSpec parse_partition(const json& v, const std::string& ptr) {
     p.scheme = read_scheme(v, ptr);
     return p;
   }
+  // Both forms are allowed: name both (an object alone would hide the usual string form).
+  if (!v.is_object())
+    throw ScenarioError(ptr, "expected a scheme name (\"range\", \"consistent_hash\" or \"balanced\") or an "
+                             "object {\"scheme\": ..., \"virtual_nodes\": ..., \"block_keys\": ...}, got " +
+                                 describe(v));
   const Object o(v, ptr, {"scheme", "virtual_nodes", "block_keys"});
   p.scheme = read_scheme(o.at("scheme"), o.ptr("scheme"));
   if (p.scheme != PartitionScheme::kConsistentHash)

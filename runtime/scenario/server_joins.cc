@@ -12,9 +12,11 @@ using namespace scenario_json;
 FailureSpec parse_join(const Object& o, double at_s) {
   for (const char* k : {"recover_at", "mtbf", "repair", "nodes"})
     o.forbid(k, "not allowed with \"join\": a joining server stays until the job ends");
-  if (read_choice(o.at("join"), o.ptr("join"), {"server", "worker"}) == "worker")
+  // "worker" is explained, but not offered: only "server" is allowed.
+  if (o.at("join").is_string() && o.at("join").get<std::string>() == "worker")
     throw ScenarioError(o.ptr("join"), "only a server can join a running job; a worker's rows are "
                                        "dealt out at the start (give the cluster the workers instead)");
+  (void)read_choice(o.at("join"), o.ptr("join"), {"server"});
   FailureSpec f;
   f.kind = FailureSpec::Kind::kJoin;
   f.target.role = NodeRef::Role::kServer;

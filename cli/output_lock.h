@@ -1,0 +1,31 @@
+// OutputLock: one run at a time per output folder, so two runs never mix their files.
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace pstwin::cli {
+
+/// An exclusive flock(2) on DIR/.pstwin.lock, held until destroyed or the process exits (a
+/// crashed run leaves the file but not the lock, so it never blocks the next run). The file
+/// names the holder ("PID COMMAND"), for the refusal of a second run. The descriptor is closed
+/// on exec: processes a run starts (launch's nodes) do not hold it; forked children (simulate's
+/// and sweep's variants, which write into sub-folders) share it and take no lock of their own.
+class OutputLock {
+ public:
+  /// Creates `dir` if needed and locks it for `command` ("simulate", "launch", "sweep").
+  /// Returns nullopt with `error` set when the folder cannot be created or locked, naming the
+  /// folder and, when another run holds it, that run's pid and command.
+  static std::optional<OutputLock> take(const std::string& dir, const std::string& command,
+                                        std::string& error);
+  OutputLock(OutputLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  OutputLock& operator=(OutputLock&&) = delete;
+  OutputLock(const OutputLock&) = delete;
+  ~OutputLock();
+
+ private:
+  explicit OutputLock(int fd) : fd_(fd) {}
+  int fd_ = -1;
+};
+
+}  // namespace pstwin::cli
