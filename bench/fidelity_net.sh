@@ -62,10 +62,15 @@ net_up() {
   done
 }
 
-# Removes everything net_up made (deleting a namespace deletes its veth pair). Safe to call twice.
+# Removes everything net_up made. Safe to call twice. Each host-side veth end is deleted
+# explicitly: deleting a namespace also frees its pair, but the kernel does that in the
+# background, so the names could still be there when the harness has returned.
 net_down() {
   local i
-  for ((i = 0; i < NET_NODES; ++i)); do ip netns del "$(net_ns "$i")" 2>/dev/null || true; done
+  for ((i = 0; i < NET_NODES; ++i)); do
+    ip link del "${NET_PREFIX}h$i" 2>/dev/null || true
+    ip netns del "$(net_ns "$i")" 2>/dev/null || true
+  done
   NET_NODES=0
   ip link del "$(net_bridge)" 2>/dev/null || true
 }
