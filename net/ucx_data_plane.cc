@@ -56,6 +56,14 @@ struct UcxDataPlane::Peer {
   bool said = false;  // the failure was logged
 };
 
+/// The message being received (a rendezvous in progress, or one just probed).
+struct UcxDataPlane::PendingReceive {
+  void* request = nullptr;  // null: done at once; UCS_PTR_IS_ERR: failed at once
+  UcxReceived got;
+  std::size_t length = 0;  // as the sender announced it
+  bool oversize = false;
+};
+
 /// A send UCX has not finished: the request and the buffer it reads from.
 struct UcxDataPlane::PendingSend {
   void* request = nullptr;
@@ -110,19 +118,32 @@ void UcxDataPlane::close_endpoint(void* ep) {
 
 UcxDataPlane::~UcxDataPlane() {
   // Sends in flight get linger_s to finish (a worker's last push to a live server must arrive).
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::microseconds(static_cast<long>(linger_s_ * 1e6));
-  while (!pending_.empty() && std::chrono::steady_clock::now() < deadline) progress();
-  for (auto& p : pending_) {
-    ucp_request_cancel(wrk(worker_), p->request);
-    while (ucp_request_check_status(p->request) == UCS_INPROGRESS) ucp_worker_progress(wrk(worker_));
-    ucp_request_free(p->request);
+  wait_sent(linger_s_);
+  // Closing an endpoint by force ends its sends (UCS_ERR_CANCELED); only then are their buffers
+  // free. (ucp_request_cancel is for receives only.)
+  // A receive mid-rendezvous from a sender that stopped progressing cannot be cancelled: it is
+  // let go, and its buffer kept until the worker is gone.
+  std::unique_ptr<PendingReceive> unfinished = std::move(receiving_);
+  if (unfinished && UCS_PTR_IS_PTR(unfinished->request)) {
+    ucp_request_cancel(wrk(worker_), unfinished->request);
+    progress();
+    ucp_request_free(unfinished->request);
   }
-  pending_.clear();
   for (auto& [id, peer] : peers_) close_endpoint(peer->ep);
   peers_.clear();
+  progress();
+  for (auto& p : pending_) ucp_request_free(p->request);
+  pending_.clear();
   ucp_worker_destroy(wrk(worker_));
   ucp_cleanup(ctx(context_));
+}
+
+bool UcxDataPlane::wait_sent(double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  progress();
+  while (!pending_.empty() && std::chrono::steady_clock::now() < deadline) progress();
+  return pending_.empty();
 }
 
 std::string UcxDataPlane::transports() const {
@@ -206,38 +227,52 @@ void UcxDataPlane::progress() {
 
 std::optional<UcxReceived> UcxDataPlane::receive() {
   progress();
-  ucp_tag_recv_info_t info{};
-  ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, 0, /*remove=*/1, &info);
-  if (message == nullptr) return std::nullopt;
-  UcxReceived got;
-  got.tag = info.sender_tag;
-  // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
-  // and reports it truncated (for a rendezvous, without moving the payload).
-  const bool oversize = info.length > max_message_bytes_;
-  got.bytes = frames_->acquire(oversize ? 64 : info.length);
-  got.bytes.size = oversize ? 64 : info.length;
-  ucp_request_param_t param{};
-  void* request = ucp_tag_msg_recv_nbx(wrk(worker_), got.bytes.data(), got.bytes.size, message, &param);
-  ucs_status_t status = UCS_OK;
-  if (UCS_PTR_IS_ERR(request)) {
-    status = UCS_PTR_STATUS(request);
-  } else if (request != nullptr) {
-    // A large message's rendezvous: its sender is waiting, and a dead sender fails the request.
-    while ((status = ucp_request_check_status(request)) == UCS_INPROGRESS) ucp_worker_progress(wrk(worker_));
-    ucp_request_free(request);
+  if (!receiving_) {
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, 0, /*remove=*/1, &info);
+    if (message == nullptr) return std::nullopt;
+    receiving_ = std::make_unique<PendingReceive>();
+    PendingReceive& r = *receiving_;
+    r.got.tag = info.sender_tag;
+    r.length = info.length;
+    // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
+    // and reports it truncated.
+    r.oversize = info.length > max_message_bytes_;
+    r.got.bytes = frames_->acquire(r.oversize ? 64 : info.length);
+    ucp_request_param_t param{};
+    r.request = ucp_tag_msg_recv_nbx(wrk(worker_), r.got.bytes.data(), r.got.bytes.size, message, &param);
   }
-  if (oversize) {
-    got.error = std::to_string(info.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
+  // A large message comes by rendezvous, which needs its sender to progress too: until it has
+  // arrived, nothing else is taken (messages of one sender stay in order) and nullopt is
+  // returned, so that the caller waits on event_fd() rather than spinning.
+  PendingReceive& r = *receiving_;
+  ucs_status_t status = UCS_OK;
+  if (UCS_PTR_IS_ERR(r.request)) {
+    status = UCS_PTR_STATUS(r.request);
+  } else if (r.request != nullptr) {
+    status = ucp_request_check_status(r.request);
+    if (status == UCS_INPROGRESS) return std::nullopt;
+    ucp_request_free(r.request);
+  }
+  UcxReceived got = std::move(r.got);
+  if (r.oversize) {
+    got.error = std::to_string(r.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
                 "-byte limit";
   } else if (status != UCS_OK) {
     got.error = std::string("UCX could not receive it: ") + ucs_status_string(status);
   }
+  receiving_.reset();
   if (!got.error.empty()) frames_->release(std::move(got.bytes));
   return got;
 }
 
 bool UcxDataPlane::arm() {
-  progress();
+  // Whatever progress does may queue a message for probing, which no event would announce
+  // again: then the caller takes it first.
+  if (ucp_worker_progress(wrk(worker_)) != 0) {
+    sweep_sends();
+    return false;
+  }
   return ucp_worker_arm(wrk(worker_)) == UCS_OK;
 }
 

@@ -72,8 +72,9 @@ class UcxDataPlane {
   /// REQUIRES: connected(id). Never blocks; the buffer goes back to the pool once UCX is done
   /// with it. To a peer whose endpoint failed, drops the message (said once per peer).
   void send(NodeId id, std::uint64_t tag, Frame frame);
-  /// Progresses the worker and takes the next message that arrived, whole (waiting for a large
-  /// one's rendezvous to finish); nullopt when none is waiting.
+  /// Progresses the worker and takes the next message that arrived, whole; nullopt when none has
+  /// (a large one's rendezvous still running counts as none: call again after event_fd() fires).
+  /// Messages come in the order their senders sent them.
   std::optional<UcxReceived> receive();
   /// A file descriptor that becomes readable when the worker has something to progress; poll it
   /// after arm() returned true.
@@ -81,6 +82,9 @@ class UcxDataPlane {
   /// Prepares event_fd() for waiting. False when events are already pending (call receive()
   /// again instead of waiting).
   bool arm();
+  /// Progresses the worker until every send handed to UCX has finished, or timeout_s passed;
+  /// returns whether they all finished. (A send finishes only while both ends progress.)
+  bool wait_sent(double timeout_s);
   /// How long the destructor waits for sends in flight (seconds).
   void set_linger(double seconds) { linger_s_ = seconds; }
   /// Sends handed to UCX and not yet finished.
@@ -89,6 +93,7 @@ class UcxDataPlane {
  private:
   struct Peer;
   struct PendingSend;
+  struct PendingReceive;
   void progress();
   void sweep_sends();
   /// Closes endpoint `ep` (a ucp_ep_h) at once, cancelling its sends.
@@ -104,6 +109,7 @@ class UcxDataPlane {
   double linger_s_ = 5.0;
   std::map<NodeId, std::unique_ptr<Peer>> peers_;
   std::vector<std::unique_ptr<PendingSend>> pending_;
+  std::unique_ptr<PendingReceive> receiving_;
 };
 
 /// A node's address in the address book: its ZeroMQ endpoint and, under UCX, its worker address:
