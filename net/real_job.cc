@@ -296,6 +296,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     throw std::invalid_argument("unknown role '" + options.role +
                                 "' (expected scheduler, server or worker)");
   zmq.bind_endpoint = tcp_endpoint(options.bind_host, "*");
+  // A job that survives failures needs to hear of a dead peer; one that does not is faster over
+  // shared memory, which cannot tell (UcxDataPlane).
+  zmq.ucx_peer_failures = scenario.fault_tolerance.enabled;
   StderrEventSink sink(options.role);
   ZmqEnv env(zmq, scenario.seed, sink);
   if (env.ucx()) say_ucx_memory(*env.ucx(), options.device);

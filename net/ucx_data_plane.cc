@@ -71,8 +71,8 @@ struct UcxDataPlane::PendingSend {
   NodeId to = 0;
 };
 
-UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames)
-    : max_message_bytes_(max_message_bytes), frames_(std::move(frames)) {
+UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures)
+    : max_message_bytes_(max_message_bytes), frames_(std::move(frames)), peer_failures_(peer_failures) {
   ucp_config_t* config = nullptr;
   check(ucp_config_read(nullptr, nullptr, &config), "read its configuration");
   if (!std::getenv("UCX_TLS")) ucp_config_modify(config, "TLS", kDefaultTransports);
@@ -160,7 +160,7 @@ void UcxDataPlane::connect(NodeId id, const std::string& address_hex) {
   params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                       UCP_EP_PARAM_FIELD_ERR_HANDLER;
   params.address = reinterpret_cast<const ucp_address_t*>(address.data());
-  params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+  params.err_mode = peer_failures_ ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
   params.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t) { static_cast<Peer*>(arg)->failed = true; };
   params.err_handler.arg = peer.get();
   check(ucp_ep_create(wrk(worker_), &params, &peer->ep), "connect to node " + std::to_string(id));

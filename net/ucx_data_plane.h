@@ -30,10 +30,14 @@ struct UcxReceived {
 /// the sender's buffer, over shared memory with cma or between machines with RDMA).
 ///
 /// Sends never block: a send is handed to UCX with a pool buffer that it keeps until UCX says
-/// the message left (or failed), and every call progresses the worker. Endpoints use
-/// UCP_ERR_HANDLING_MODE_PEER, so a peer that dies fails its endpoint (one line on stderr, its
-/// messages are dropped as ZeroMQ drops what is queued for a dead peer) instead of hanging;
-/// connect() again (an address update after a restart) replaces it. Not thread-safe: the role's
+/// the message left (or failed), and every call progresses the worker.
+///
+/// With `peer_failures`, endpoints use UCP_ERR_HANDLING_MODE_PEER, so a peer that dies fails its
+/// endpoint (one line on stderr, its messages are dropped as ZeroMQ drops what is queued for a
+/// dead peer) instead of hanging; connect() again (an address update after a restart) replaces
+/// it. UCX 1.13's shared-memory transports (posix, sysv, cma) cannot report a dead peer, so in
+/// that mode UCX takes TCP even on one machine; without it, shared memory, and a peer that dies
+/// mid-message fails the receiving process with UCX's error (DESIGN.md, "The real environments"). Not thread-safe: the role's
 /// thread alone uses it (UCS_THREAD_MODE_SINGLE).
 class UcxDataPlane {
  public:
@@ -41,7 +45,7 @@ class UcxDataPlane {
   /// `frames` lends send and receive buffers. UCX_TLS from the environment chooses transports;
   /// without it, kDefaultTransports. Throws std::runtime_error "UCX: cannot ..." naming the call
   /// and UCX's status string when UCX cannot start.
-  UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames);
+  UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures = true);
   /// Waits up to linger_s (set_linger) for sends in flight, then closes every endpoint.
   ~UcxDataPlane();
   UcxDataPlane(const UcxDataPlane&) = delete;
@@ -106,6 +110,7 @@ class UcxDataPlane {
   std::string address_hex_;
   int event_fd_ = -1;
   bool cuda_memory_ = false;
+  bool peer_failures_ = true;
   double linger_s_ = 5.0;
   std::map<NodeId, std::unique_ptr<Peer>> peers_;
   std::vector<std::unique_ptr<PendingSend>> pending_;

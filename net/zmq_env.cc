@@ -37,7 +37,7 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
   endpoint_ = bind_tcp(router_, options_.bind_endpoint);
   if (options_.ucx) {
     if (options_.keys) throw std::invalid_argument("UCX has no authentication: it needs --insecure");
-    ucx_ = std::make_unique<UcxDataPlane>(options_.max_message_bytes, frames_);
+    ucx_ = std::make_unique<UcxDataPlane>(options_.max_message_bytes, frames_, options_.ucx_peer_failures);
     ucx_->set_linger(options_.linger_s);
   }
 }

@@ -49,6 +49,9 @@ struct ZmqOptions {
   /// keep ZeroMQ for the scheduler (--transport ucx). Needs keys == nullopt: UCX has no
   /// authentication. The scheduler itself runs no UCX.
   bool ucx = false;
+  /// Under UCX: a dead peer fails its endpoint rather than going unnoticed (the job's fault
+  /// tolerance; costs shared memory, see UcxDataPlane).
+  bool ucx_peer_failures = true;
 };
 
 class UcxDataPlane;
