@@ -255,16 +255,22 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       return std::nullopt;
     }
     // Under UCX, servers and workers talk over UCX and the scheduler over ZeroMQ: wait on both.
+    // What ZeroMQ holds goes first: the scheduler's messages cause what peers then send (a
+    // hybrid job's start before the replies that follow it), and roles expect them in that order.
     int wake_fd = -1;
+    std::optional<std::pair<std::string, zmq::message_t>> raw;
     if (ucx_) {
-      if (auto m = receive_over_ucx()) {
-        mark();
-        return m;
+      raw = receive_raw(0.0);
+      if (!raw) {
+        if (auto m = receive_over_ucx()) {
+          mark();
+          return m;
+        }
+        if (!ucx_->arm()) continue;  // something arrived meanwhile: take it before waiting
+        wake_fd = ucx_->event_fd();
       }
-      if (!ucx_->arm()) continue;  // something arrived meanwhile: take it before waiting
-      wake_fd = ucx_->event_fd();
     }
-    auto raw = receive_raw(left, wake_fd);
+    if (!raw) raw = receive_raw(left, wake_fd);
     if (!raw) {
       if (wake_fd >= 0) continue;  // UCX woke up, or the time is up (said at the top)
       mark();
