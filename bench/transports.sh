@@ -5,11 +5,13 @@
 #   zmq            ZeroMQ over loopback TCP, --insecure, ceiling: iperf3 TCP over loopback
 #   zmq-curve      the same with CURVE (the default), ceiling: the lower of iperf3 and
 #                  libsodium's XSalsa20-Poly1305 (CURVE's cipher) alone on this CPU
-#   ucx            not built yet: printed as such, with UCX's own tag bandwidth (ucx_perftest)
-#                  as what it could reach
+#   ucx            --transport ucx --insecure (servers and workers over UCX, shared memory here),
+#                  ceiling: UCX's own tag bandwidth of 40 MB messages (ucx_perftest)
 # at 1K, 100K and 10M float32 values for 1, 2 and 4 workers; plus a bare ZeroMQ DEALER/ROUTER
 # round trip of a 1K push's bytes (the floor of a small push + pull) and the peak memory of a
-# 10M-value job.
+# 10M-value job. Then UCX at 10M values, 1 worker, under each UCX_TLS and rendezvous setting
+# tried for the one-machine default (DESIGN.md, "The real environments"), and the goal ratio:
+# UCX against ZeroMQ --insecure, 10M values, 1 worker, from the table above.
 #
 # Each case runs `pstwin launch` on a timing-only scenario: 1 server, W workers, P parameters,
 # ASP, so every iteration of every worker is one push of P values and one pull reply of P values
@@ -51,9 +53,11 @@ echo "(each line: what, values, GB/s, microseconds per push + pull)"
 if command -v ucx_perftest >/dev/null; then
   (timeout 60 ucx_perftest -p 13377 >/dev/null 2>&1 &)
   sleep 1
+  ucx_gbps=0
   ucx_mibps=$(timeout 60 ucx_perftest 127.0.0.1 -p 13377 -t tag_bw -s 40000000 -n 20 -w 2 2>/dev/null |
               awk '/^Final:/ { print $7 }')
-  awk -v m="${ucx_mibps:-0}" 'BEGIN { printf "UCX tag bandwidth, 40 MB messages one way (ucx_perftest; no pstwin transport yet): %.2f GB/s\n", m * 1048576 / 1e9 }'
+  ucx_gbps=$(awk -v m="${ucx_mibps:-0}" 'BEGIN { printf "%.4f", m * 1048576 / 1e9 }')
+  echo "ceiling: UCX tag bandwidth, 40 MB messages one way (ucx_perftest): $ucx_gbps GB/s"
 fi
 
 cat >"$work/base.json" <<'JSON'
@@ -77,13 +81,13 @@ for P in 1000 100000 10000000; do
         inproc) flags=(--transport inproc) ;;
         zmq) flags=(--transport zmq --insecure) ;;
         zmq-curve) flags=(--transport zmq) ;;
-        ucx) printf '%-10s %-8s %-9s %10s\n' "$T" "$W" "$P" "(not built: see README, 'Transport benchmark')"; continue ;;
+        ucx) flags=(--transport ucx --insecure) ;;
       esac
       out="$work/$T-w$W-p$P"
       "$BIN" launch "$work/base.json" "${flags[@]}" --out "$out" --set /cluster/workers=$W \
         --set /model/parameters=$P --set /training/iterations=$iters \
         --set /training/eval_every=$((iters / 2)) >"$out.log" 2>&1 || { echo "run failed:"; cat "$out.log"; exit 1; }
-      /usr/bin/python3 - "$out/asp/metrics.csv" "$W" "$P" "$T" "$tcp_gbps" "$work/ceilings.txt" <<'PY'
+      /usr/bin/python3 - "$out/asp/metrics.csv" "$W" "$P" "$T" "$tcp_gbps" "$work/ceilings.txt" "${ucx_gbps:-0}" <<'PY' | tee -a "$work/rows.txt"
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 w, p, t, tcp = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], float(sys.argv[5])
@@ -95,6 +99,8 @@ secs = t1 - t0
 gbps = done * 2 * (p * 4 + 116) / secs / 1e9   # one push and one pull reply, header and checksum
 if t == "inproc":
     ceiling, of = ceil[("Memcpy", p)], "memcpy"
+elif t == "ucx":
+    ceiling, of = float(sys.argv[7]), "ucx_perftest"
 elif t == "zmq-curve" and ceil[("CurveCipher", p)] < tcp:
     ceiling, of = ceil[("CurveCipher", p)], "cipher"
 else:
@@ -118,8 +124,38 @@ peak_kb() {  # transport flags... -> the job's largest peak RSS in kB
     --set /training/eval_every=5 >/dev/null 2>"$work/mem.log" || { cat "$work/mem.log"; exit 1; }
   sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/mem.log"
 }
-for T in inproc zmq; do
-  [ $T = inproc ] && flags=(--transport inproc) || flags=(--transport zmq --insecure)
+for T in inproc zmq ucx; do
+  case $T in inproc) flags=(--transport inproc) ;; *) flags=(--transport $T --insecure) ;; esac
   big=$(peak_kb 10000000 "${flags[@]}"); small=$(peak_kb 1000 "${flags[@]}")
   awk -v t=$T -v big="$big" -v small="$small" 'BEGIN { printf "peak memory, 10M values, 1 worker, %s (%s): %.0f MB, %.0f MB over the 1K-value job = %.2f x the 40 MB of parameters\n", t, t == "inproc" ? "all nodes in one process" : "largest process", big / 1024, (big - small) / 1024, (big - small) * 1024 / 40e6 }'
 done
+
+# ---- UCX settings, and the goal ratio ----------------------------------------------------------
+# The same 10M-value, 1-worker case under each transport choice and rendezvous threshold tried for
+# the one-machine default ("default" is pstwin's own: UCX_TLS unset).
+echo
+printf '%-34s %10s %14s\n' "UCX setting (10M values, 1 worker)" "GB/s" "us/iteration"
+for setting in default UCX_TLS=posix,cma,tcp UCX_TLS=sysv,cma,tcp UCX_TLS=posix,tcp UCX_TLS=tcp \
+               UCX_TLS=sm,tcp+UCX_RNDV_THRESH=inf UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=get_zcopy \
+               UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=put_zcopy; do
+  envs=(); [ "$setting" != default ] && IFS=+ read -ra envs <<<"$setting"
+  out="$work/ucxset-$RANDOM"
+  env "${envs[@]}" "$BIN" launch "$work/base.json" --transport ucx --insecure --out "$out" \
+    --set /model/parameters=10000000 --set /training/iterations=10 --set /training/eval_every=5 \
+    >"$out.log" 2>&1 || { printf '%-34s %s\n' "$setting" "failed: $(grep -m1 -i error "$out.log")"; continue; }
+  /usr/bin/python3 - "$out/asp/metrics.csv" "$setting" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+secs = float(rows[-1]["time_s"]) - float(rows[0]["time_s"])
+n = int(rows[-1]["clock"]) - int(rows[0]["clock"])
+print(f"{sys.argv[2]:<34} {n * 2 * (4e7 + 116) / secs / 1e9:10.3f} {secs / n * 1e6:14.1f}")
+PY
+done
+echo
+/usr/bin/python3 - "$work/rows.txt" <<'PY'
+import sys
+rows = {(l.split()[0], int(l.split()[1]), int(l.split()[2])): float(l.split()[4]) for l in open(sys.argv[1])}
+ucx, zmq = rows[("ucx", 1, 10000000)], rows[("zmq", 1, 10000000)]
+print(f"goal: UCX push + pull of 10M values, 1 worker: {ucx / 1e3:.1f} ms against ZeroMQ --insecure's "
+      f"{zmq / 1e3:.1f} ms: {zmq / ucx:.2f}x faster (goal: 2x or more)")
+PY

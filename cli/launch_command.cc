@@ -40,13 +40,15 @@ namespace {
 constexpr double kFailureHorizon_s = 1e6;
 
 constexpr const char* kUsage =
-    "usage: pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--set /ptr=value ...]\n"
+    "usage: pstwin launch SCENARIO.json [--transport zmq|ucx|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
     "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
     "                     [--connect-timeout S] [--stall-timeout S] [--quiet]\n"
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
-    "process (--transport inproc), or on the machines of a hostfile over ssh. Writes the same\n"
+    "process (--transport inproc), or on the machines of a hostfile over ssh. --transport ucx\n"
+    "sends servers' and workers' messages over UCX (shared memory, TCP, RDMA; needs --insecure:\n"
+    "trusted networks only) and keeps ZeroMQ for the scheduler. Writes the same\n"
     "outputs as simulate, by default into runs/<name>-launch (simulate's: runs/<name>); one run\n"
     "at a time per output folder. time_s is wall-clock seconds. --resume DIR continues each variant from\n"
     "the newest complete checkpoint in DIR/<variant>/checkpoints (DIR: an earlier run's output).\n"
@@ -59,6 +61,7 @@ struct LaunchSettings {
   std::vector<std::string> sets;
   std::string key_file;  // empty: make one per variant (unless insecure)
   bool insecure = false;
+  bool ucx = false;  // --transport ucx
   double connect_timeout_s = 30.0;
   double stall_timeout_s = 300.0;
   std::vector<HostSlots> hosts;  // empty: local processes
@@ -109,6 +112,7 @@ std::vector<std::string> node_args(const LaunchSettings& s, const std::string& v
                                 "--connect-timeout", std::to_string(s.connect_timeout_s),
                                 "--stall-timeout", std::to_string(s.stall_timeout_s),
                                 "--device", s.device, "--quiet"};
+  if (s.ucx) a.insert(a.end(), {"--transport", "ucx"});
   if (s.insecure) a.push_back("--insecure");
   else a.insert(a.end(), {"--key-file", key_file});
   for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
@@ -267,7 +271,7 @@ int launch_command(const std::vector<std::string>& args) {
   po::positional_options_description pos;
   add_scenario_options(desc, pos);
   desc.add_options()
-      ("transport", po::value<std::string>()->default_value("zmq"), "zmq or inproc")
+      ("transport", po::value<std::string>()->default_value("zmq"), "zmq, ucx (needs --insecure) or inproc")
       ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-launch\", e.g. runs/<name>-launch)")
       ("insecure", "no authentication between nodes (trusted networks only)")
       ("key-file", po::value<std::string>(), "use this job key pair instead of making one")
@@ -290,10 +294,17 @@ int launch_command(const std::vector<std::string>& args) {
   auto runs = resolve_variants_or_report(*scenario, /*load_data=*/false);
   if (!runs) return 2;
   const std::string transport = (*vm)["transport"].as<std::string>();
-  if (transport != "zmq" && transport != "inproc") {
-    std::cerr << "pstwin launch: --transport must be zmq or inproc, not '" << transport << "'\n";
+  if (transport != "zmq" && transport != "ucx" && transport != "inproc") {
+    std::cerr << "pstwin launch: --transport must be zmq, ucx or inproc, not '" << transport << "'\n";
     return 2;
   }
+  if (transport == "ucx" && !vm->count("insecure")) {
+    std::cerr << "pstwin launch: --transport ucx needs --insecure: UCX has no authentication, so it is "
+                 "for trusted networks only\n";
+    return 2;
+  }
+  // Processes of their own, as over ZeroMQ: UCX carries only their data plane.
+  const bool processes = transport == "zmq" || transport == "ucx";
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     // Failures are injected by killing and restarting local processes.
     const std::string why = launch_cannot_inject(runs->scenarios[i], transport, vm->count("hostfile") > 0);
@@ -320,6 +331,7 @@ int launch_command(const std::vector<std::string>& args) {
   }
   if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
   s.insecure = vm->count("insecure") > 0;
+  s.ucx = transport == "ucx";
   if (s.insecure && vm->count("key-file")) {
     std::cerr << "pstwin launch: --insecure and --key-file contradict each other; choose one\n";
     return 2;
@@ -334,11 +346,11 @@ int launch_command(const std::vector<std::string>& args) {
   s.port = (*vm)["port"].as<unsigned>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
   if (transport == "inproc" && !(*vm)["metrics-address"].defaulted()) {
-    std::cerr << "pstwin launch: --metrics-address needs --transport zmq: a job in process serves no "
+    std::cerr << "pstwin launch: --metrics-address needs --transport zmq or ucx: a job in process serves no "
                  "live metrics\n";
     return 2;
   }
-  if (s.metrics_address != "none" && transport == "zmq") {
+  if (s.metrics_address != "none" && processes) {
     // The scheduler runs here (with a hostfile too): it must be able to serve there, said now
     // rather than after the nodes started.
     try {
@@ -356,8 +368,8 @@ int launch_command(const std::vector<std::string>& args) {
   }
   try {
     if (vm->count("hostfile")) {
-      if (transport != "zmq") {
-        std::cerr << "pstwin launch: --hostfile needs --transport zmq\n";
+      if (!processes) {
+        std::cerr << "pstwin launch: --hostfile needs --transport zmq or ucx\n";
         return 2;
       }
       s.hosts = read_hostfile((*vm)["hostfile"].as<std::string>());

@@ -22,7 +22,7 @@ std::string launch_cannot_inject(const Scenario& run, const std::string& transpo
   if (run.failures.empty()) return "";
   for (const auto& f : run.failures)
     if (f.kind == FailureSpec::Kind::kLink) return "cannot cut a real link: link failures are simulated only";
-  if (transport != "zmq") return "needs --transport zmq (processes to kill)";
+  if (transport != "zmq" && transport != "ucx") return "needs --transport zmq or ucx (processes to kill)";
   if (hostfile) return "works on local processes only, not with --hostfile";
   return "";
 }
@@ -35,7 +35,7 @@ std::string failure_notes(const Scenario& base) {
     const std::string at = failures_pointer(base, i) + " (variant " + base.consistency[i].name + ")";
     const std::string why = launch_cannot_inject(run, "zmq", false);
     if (!why.empty()) out << "note: " << at << ": launch " << why << "; simulate injects them\n";
-    else out << "note: " << at << ": launch injects these only with --transport zmq on local processes\n";
+    else out << "note: " << at << ": launch injects these only with --transport zmq or ucx on local processes\n";
     if (!run.training.time_budget_s) continue;
     for (std::size_t f = 0; f < run.failures.size(); ++f)
       if (run.failures[f].kind == FailureSpec::Kind::kJoin && run.failures[f].at_s >= *run.training.time_budget_s)

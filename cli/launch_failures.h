@@ -14,13 +14,13 @@ namespace pstwin::cli {
 /// "/failures". REQUIRES i < base.consistency.size().
 std::string failures_pointer(const Scenario& base, std::size_t i);
 
-/// Why launch cannot inject `run`'s failures with `transport` ("zmq" or "inproc") and, when
+/// Why launch cannot inject `run`'s failures with `transport` ("zmq", "ucx" or "inproc") and, when
 /// `hostfile`, on other machines: "" when it can (or there are none), else the reason, e.g.
-/// "needs --transport zmq (processes to kill)".
+/// "needs --transport zmq or ucx (processes to kill)".
 std::string launch_cannot_inject(const Scenario& run, const std::string& transport, bool hostfile);
 
 /// Notes on `base`'s failures for validate, one a line, each starting with the pointer: failures
-/// launch cannot inject at all (links), that it injects only with --transport zmq on local
+/// launch cannot inject at all (links), that it injects only with --transport zmq or ucx on local
 /// processes, and joins at or after training.time_budget (the run ends first: no join).
 std::string failure_notes(const Scenario& base);
 

@@ -1,4 +1,5 @@
-// `pstwin node`: one role of a real job, in this process, over ZeroMQ.
+// `pstwin node`: one role of a real job, in this process, over ZeroMQ (and UCX for the data plane
+// with --transport ucx).
 #include <unistd.h>
 
 #include <algorithm>
@@ -69,6 +70,7 @@ int node_command(const std::vector<std::string>& args) {
       ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
       ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
       ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
+      ("transport", po::value<std::string>()->default_value("zmq"), "zmq, or ucx: servers and workers talk over UCX (needs --insecure)")
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
       ("bind", po::value<std::string>(), "address, interface or host name to listen on (default: *, every one)")
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
@@ -133,6 +135,17 @@ int node_command(const std::vector<std::string>& args) {
   const char* insecure_env = std::getenv("PSTWIN_INSECURE");
   const bool insecure = (*vm)["insecure"].as<bool>() ||
                         (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");
+  const std::string transport = (*vm)["transport"].as<std::string>();
+  if (transport != "zmq" && transport != "ucx") {
+    std::cerr << "pstwin node: --transport must be zmq or ucx, not '" << transport << "'\n";
+    return 2;
+  }
+  if (transport == "ucx" && !insecure) {
+    std::cerr << "pstwin node: --transport ucx needs --insecure: UCX has no authentication, so it is "
+                 "for trusted networks only\n";
+    return 2;
+  }
+  options.zmq.ucx = transport == "ucx";
   try {
     if (vm->count("key-file") && insecure) {
       std::cerr << "pstwin node: --insecure and --key-file contradict each other; choose one\n";

@@ -99,6 +99,10 @@ std::string fingerprint_mismatch(const nlohmann::json& ours, const nlohmann::jso
   if (job["variant"] != mine["variant"])
     return "it runs variant " + job["variant"].dump() + ", the scheduler " + mine["variant"].dump() +
            " (--variant)";
+  // --transport ucx is in the job (a ZeroMQ-only node could not reach the others' data plane).
+  const auto transport = [](const nlohmann::json& j) { return j.contains("transport") ? j["transport"].dump() : "\"zmq\""; };
+  if (transport(job) != transport(mine))
+    return "it runs --transport " + transport(job) + ", the scheduler " + transport(mine);
   const std::string at = first_difference(mine["scenario"], job["scenario"]);
   if (at.empty()) throw malformed("\"sha256\" does not match its \"job\"");
   return "its scenario differs at " + at + " (the scheduler's: " + value_at(mine["scenario"], at) +

@@ -18,6 +18,8 @@ namespace pstwin::net {
 /// when it cannot be read). Object keys are sorted (nlohmann's map), so dump() is canonical.
 nlohmann::json job_description(const Scenario& scenario, const std::string& variant);
 
+/// (A job run with --transport ucx adds "transport": "ucx" to the description; fingerprint_mismatch
+/// names a transport that differs.)
 /// The fingerprint a node registers with: {"sha256": hex SHA-256 of job.dump(), "job": job}.
 nlohmann::json job_fingerprint(const nlohmann::json& job);
 

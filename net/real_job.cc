@@ -20,6 +20,7 @@
 #include "net/span_forwarding.h"
 #include "net/straggler_hold.h"
 #include "net/tcp_address.h"
+#include "net/ucx_data_plane.h"
 #include "runtime/checkpoint/dir_store.h"
 #include "runtime/codec.h"
 #include "runtime/errors.h"
@@ -167,6 +168,15 @@ PreparedTraining read_node_data(const Scenario& scenario, const std::string& rol
   return p;
 }
 
+/// A GPU worker's gradients reach the Env in host memory (Message values are host vectors), so
+/// UCX sends them from there whatever it supports; said once, with what this UCX could do.
+void say_ucx_memory(const UcxDataPlane& ucx, const std::string& device) {
+  if (device != "cuda") return;
+  std::cerr << "pstwin node: UCX (" << ucx.transports() << ") "
+            << (ucx.supports_cuda_memory() ? "can send from CUDA memory, but " : "was built without CUDA support: ")
+            << "GPU gradients are staged through host memory\n";
+}
+
 /// Prints "pstwin node worker:3: clock 120 of 1000, 24.0 clocks/s, 3.2 MB sent" every
 /// interval_s seconds from its own thread, reading only the environment's atomic counters.
 std::unique_ptr<HeartbeatThread> progress_lines(const ZmqEnv& env, const std::string& name,
@@ -190,7 +200,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
                             const NodeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   ZmqOptions zmq = options.zmq;
-  const nlohmann::json fingerprint = job_fingerprint(job_description(scenario, variant.name));
+  nlohmann::json job = job_description(scenario, variant.name);
+  if (zmq.ucx) job["transport"] = "ucx";  // every node must run it (ZeroMQ jobs' fingerprints unchanged)
+  const nlohmann::json fingerprint = job_fingerprint(job);
   PreparedTraining prepared;
   JobSpec spec;
   std::optional<DirCheckpointStore> checkpoints;
@@ -214,6 +226,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     std::optional<RunRecorder> recorder;
     TraceRecorder trace(JobLayout{scenario.cluster.servers, scenario.cluster.workers});
     zmq.bind_endpoint = options.scheduler_endpoint;
+    zmq.ucx = false;  // under --transport ucx the scheduler still speaks ZeroMQ only
     ZmqEnv env(zmq, scenario.seed, sink);
     if (options.on_listening) options.on_listening(env.endpoint());
     RendezvousRules rules;
@@ -238,7 +251,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       // The job never started: its summary says so, as a failed simulated run's does.
       if (!recorder) recorder.emplace(options.out_dir, scenario.training.target_metric);
       RunFacts facts;
-      facts.environment = "zmq";
+      facts.environment = options.zmq.ucx ? "ucx" : "zmq";
       facts.wall_time_s = seconds_since(start);
       facts.failure = e.what();
       recorder->flush();
@@ -251,7 +264,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     write_file_atomically(options.out_dir + "/address_book.json",
                           nlohmann::json(env.address_book()).dump(2) + "\n");
     RunFacts facts;
-    facts.environment = "zmq";
+    facts.environment = options.zmq.ucx ? "ucx" : "zmq";
     facts.iterations = spec.iterations;
     auto kernels = make_backend(options.device, nullptr);
     ObservedEnv observed(env, sink);  // heartbeats and the clock for the live metrics
@@ -283,8 +296,12 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     throw std::invalid_argument("unknown role '" + options.role +
                                 "' (expected scheduler, server or worker)");
   zmq.bind_endpoint = tcp_endpoint(options.bind_host, "*");
+  // A job that survives failures needs to hear of a dead peer; one that does not is faster over
+  // shared memory, which cannot tell (UcxDataPlane).
+  zmq.ucx_peer_failures = scenario.fault_tolerance.enabled;
   StderrEventSink sink(options.role);
   ZmqEnv env(zmq, scenario.seed, sink);
+  if (env.ucx()) say_ucx_memory(*env.ucx(), options.device);
   const std::string address = env.advertised(options.advertise_host);
   // A node registers as it starts and reads its data afterwards, while the scheduler waits for
   // everyone: the connect timeout covers starting processes, not reading data. A restarted node

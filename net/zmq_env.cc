@@ -11,6 +11,7 @@
 
 #include "net/span_forwarding.h"
 #include "net/tcp_address.h"
+#include "net/ucx_data_plane.h"
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
 #include "runtime/wire_json.h"
@@ -34,6 +35,11 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
     router_.set(zmq::sockopt::zap_domain, "pstwin");
   }
   endpoint_ = bind_tcp(router_, options_.bind_endpoint);
+  if (options_.ucx) {
+    if (options_.keys) throw std::invalid_argument("UCX has no authentication: it needs --insecure");
+    ucx_ = std::make_unique<UcxDataPlane>(options_.max_message_bytes, frames_, options_.ucx_peer_failures);
+    ucx_->set_linger(options_.linger_s);
+  }
 }
 
 ZmqEnv::~ZmqEnv() { heartbeats_.reset(); }
@@ -42,10 +48,12 @@ void ZmqEnv::abandon_unsent_to_peers() {
   // Half a second still lets a live peer take what is on its way; a dead one holds nothing up.
   for (auto& [id, socket] : peers_)
     if (id != kScheduler) socket.set(zmq::sockopt::linger, 500);
+  if (ucx_) ucx_->set_linger(0.5);
 }
 
 std::string ZmqEnv::advertised(const std::string& host) const {
-  return tcp_endpoint(host, parse_tcp_endpoint(endpoint_).port);
+  return join_node_address({tcp_endpoint(host, parse_tcp_endpoint(endpoint_).port),
+                            ucx_ ? ucx_->address_hex() : ""});
 }
 
 void ZmqEnv::secure_client(zmq::socket_t& s) const {
@@ -69,15 +77,15 @@ void ZmqEnv::reject(const std::string& from, const std::string& why) {
             << "\n";
 }
 
-std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double timeout_s) {
+std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t item{router_.handle(), 0, ZMQ_POLLIN, 0};
-    zmq::poll(&item, 1, std::max(left, std::chrono::milliseconds(0)));
-    if (!(item.revents & ZMQ_POLLIN)) return std::nullopt;
+    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
+    zmq::poll(items, wake_fd >= 0 ? 2 : 1, std::max(left, std::chrono::milliseconds(0)));
+    if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
     std::vector<zmq::message_t> frames;
     do {
       zmq::message_t frame;
@@ -106,7 +114,7 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   s.set(zmq::sockopt::immediate, false);
   secure_client(s);
   try {
-    connect_tcp(s, book_[to]);
+    connect_tcp(s, split_node_address(book_[to]).zmq);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error("node " + std::to_string(self_) + ": cannot reach node " +
                              std::to_string(to) + " at " + book_[to] + ": " + e.what());
@@ -149,7 +157,9 @@ void ZmqEnv::send(NodeId to, Message msg) {
   // a reused buffer that ZeroMQ takes without copying.
   const std::size_t size = encoded_size(msg);
   zmq::message_t frame;
-  if (size >= kLentFrameBytes) {
+  if (ucx_ && to != kScheduler) {
+    send_over_ucx(to, msg, size);
+  } else if (size >= kLentFrameBytes) {
     auto lent = std::make_unique<LentFrame>(LentFrame{frames_, frames_->acquire(size)});
     encode_into(msg, lent->frame.data(), size, data_checksum());
     std::uint8_t* bytes = lent->frame.data();
@@ -160,7 +170,7 @@ void ZmqEnv::send(NodeId to, Message msg) {
     encode_into(msg, static_cast<std::uint8_t*>(frame.data()), size, data_checksum());
   }
   spare_.give(std::move(msg.values));
-  if (!peer(to).send(frame, zmq::send_flags::none))
+  if (frame.size() > 0 && !peer(to).send(frame, zmq::send_flags::none))
     throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
                              std::to_string(to) + " at " + book_[to] + " timed out after " +
                              format_seconds(options_.send_timeout_s));
@@ -244,8 +254,25 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       mark();
       return std::nullopt;
     }
-    auto raw = receive_raw(left);
+    // Under UCX, servers and workers talk over UCX and the scheduler over ZeroMQ: wait on both.
+    // What ZeroMQ holds goes first: the scheduler's messages cause what peers then send (a
+    // hybrid job's start before the replies that follow it), and roles expect them in that order.
+    int wake_fd = -1;
+    std::optional<std::pair<std::string, zmq::message_t>> raw;
+    if (ucx_) {
+      raw = receive_raw(0.0);
+      if (!raw) {
+        if (auto m = receive_over_ucx()) {
+          mark();
+          return m;
+        }
+        if (!ucx_->arm()) continue;  // something arrived meanwhile: take it before waiting
+        wake_fd = ucx_->event_fd();
+      }
+    }
+    if (!raw) raw = receive_raw(left, wake_fd);
     if (!raw) {
+      if (wake_fd >= 0) continue;  // UCX woke up, or the time is up (said at the top)
       mark();
       return std::nullopt;
     }
@@ -291,40 +318,47 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       reject("node " + std::to_string(*sender), e.what());
       continue;
     }
-    if (m.header.sender != *sender) {
-      reject("node " + std::to_string(*sender),
-             "it claims to be node " + std::to_string(m.header.sender));
-      continue;
+    if (auto delivered = accept_from_node(*sender, std::move(m))) {
+      mark();
+      return delivered;
     }
-    if (m.header.type == MsgType::kAddressBook && *sender == kScheduler && self_ != kScheduler) {
-      // The scheduler says where a restarted node now listens.
-      try {
-        const std::string what = "address update";
-        const auto body = wire_json::parse_object(m.data, what);
-        const auto& u = wire_json::member(body, "update", what);
-        if (!u.is_object()) throw ProtocolError(what + ": \"update\" must be an object");
-        const auto id = wire_json::integer_member<NodeId>(u, "id", what);
-        if (id == 0 || id >= book_.size() || id == self_)
-          throw ProtocolError(what + ": names node " + std::to_string(id) + ", which it cannot move");
-        book_[id] = wire_json::string_member(u, "address", what);
-        peers_.erase(id);
-      } catch (const ProtocolError& e) {
-        reject("node 0", e.what());
-      }
-      continue;
-    }
-    if (m.header.type == MsgType::kRegister || m.header.type == MsgType::kAddressBook) {
-      reject("node " + std::to_string(*sender), "rendezvous message after the job started");
-      continue;
-    }
-    if (m.header.type == MsgType::kEvent) {  // for events.jsonl, never seen by roles
-      record_node_event(*sender, m);
-      continue;
-    }
-    if (m.header.type == MsgType::kSnapshot) note_clock(m.header.clock);
-    mark();
-    return m;
   }
+}
+
+std::optional<Message> ZmqEnv::accept_from_node(NodeId sender, Message m) {
+  if (m.header.sender != sender) {
+    reject("node " + std::to_string(sender),
+           "it claims to be node " + std::to_string(m.header.sender));
+    return std::nullopt;
+  }
+  if (m.header.type == MsgType::kAddressBook && sender == kScheduler && self_ != kScheduler) {
+    // The scheduler says where a restarted node now listens.
+    try {
+      const std::string what = "address update";
+      const auto body = wire_json::parse_object(m.data, what);
+      const auto& u = wire_json::member(body, "update", what);
+      if (!u.is_object()) throw ProtocolError(what + ": \"update\" must be an object");
+      const auto id = wire_json::integer_member<NodeId>(u, "id", what);
+      if (id == 0 || id >= book_.size() || id == self_)
+        throw ProtocolError(what + ": names node " + std::to_string(id) + ", which it cannot move");
+      book_[id] = wire_json::string_member(u, "address", what);
+      peers_.erase(id);
+      if (ucx_) ucx_->forget(id);  // the next send dials the new process
+    } catch (const ProtocolError& e) {
+      reject("node 0", e.what());
+    }
+    return std::nullopt;
+  }
+  if (m.header.type == MsgType::kRegister || m.header.type == MsgType::kAddressBook) {
+    reject("node " + std::to_string(sender), "rendezvous message after the job started");
+    return std::nullopt;
+  }
+  if (m.header.type == MsgType::kEvent) {  // for events.jsonl, never seen by roles
+    record_node_event(sender, m);
+    return std::nullopt;
+  }
+  if (m.header.type == MsgType::kSnapshot) note_clock(m.header.clock);
+  return m;
 }
 
 void ZmqEnv::start_heartbeats(double interval_s) {

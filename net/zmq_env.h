@@ -45,7 +45,16 @@ struct ZmqOptions {
   int high_water_mark = 1000;         ///< messages queued per socket before send blocks
   double send_timeout_s = 60.0;       ///< a send blocked this long (peer gone) is an error
   double linger_s = 5.0;              ///< at close, how long unsent messages may still go out
+  /// Servers and workers send each other their messages over UCX (net/ucx_data_plane.h) and
+  /// keep ZeroMQ for the scheduler (--transport ucx). Needs keys == nullopt: UCX has no
+  /// authentication. The scheduler itself runs no UCX.
+  bool ucx = false;
+  /// Under UCX: a dead peer fails its endpoint rather than going unnoticed (the job's fault
+  /// tolerance; costs shared memory, see UcxDataPlane).
+  bool ucx_peer_failures = true;
 };
+
+class UcxDataPlane;
 
 /// The scheduler's side of a rendezvous (ZmqEnv::host_registration).
 struct RendezvousRules {
@@ -102,8 +111,11 @@ class ZmqEnv : public Env {
   /// The endpoint the ROUTER is bound to, with the port resolved ("tcp://127.0.0.1:41234",
   /// "tcp://[::1]:41234").
   const std::string& endpoint() const { return endpoint_; }
-  /// Same, with the host replaced by `host` (an IPv6 address gets brackets), as others dial it.
+  /// Same, with the host replaced by `host` (an IPv6 address gets brackets), as others dial it;
+  /// under UCX followed by "#ucx=" and the UCX worker's address (net/ucx_data_plane.h).
   std::string advertised(const std::string& host) const;
+  /// The UCX data plane (null unless ZmqOptions::ucx).
+  UcxDataPlane* ucx() { return ucx_.get(); }
 
   /// now() is the job's clock: seconds since the end of the rendezvous, the same on every node
   /// (before it, since construction). The scheduler starts it when the rendezvous ends and sends
@@ -222,7 +234,16 @@ class ZmqEnv : public Env {
 
  private:
   /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
-  std::optional<std::pair<std::string, zmq::message_t>> receive_raw(double timeout_s);
+  /// Also returns nullopt, early, once `wake_fd` (>= 0: UCX's event descriptor) is readable.
+  std::optional<std::pair<std::string, zmq::message_t>> receive_raw(double timeout_s, int wake_fd = -1);
+  /// A decoded message from node `sender` (as its connection or UCX tag says): what the role gets,
+  /// or nullopt when the env took it itself (an address update, an event) or dropped it.
+  std::optional<Message> accept_from_node(NodeId sender, Message m);
+  /// Under UCX: the next message the data plane holds, decoded and checked as a frame from the
+  /// ROUTER is; nullopt when none is waiting (one that fails the checks is dropped and counted).
+  std::optional<Message> receive_over_ucx();
+  /// Sends `msg` (sender and receiver set) to `to` over UCX.
+  void send_over_ucx(NodeId to, const Message& msg, std::size_t size);
   void reject(const std::string& from, const std::string& why);
   zmq::socket_t& peer(NodeId to);
   void secure_client(zmq::socket_t& s) const;
@@ -272,6 +293,7 @@ class ZmqEnv : public Env {
   std::shared_ptr<FramePool> frames_ = std::make_shared<FramePool>();
   // Values of messages sent or done with, which the next received message decodes into.
   SpareValues spare_;
+  std::unique_ptr<UcxDataPlane> ucx_;  // --transport ucx: servers and workers only
   zmq::context_t context_;
   std::unique_ptr<ZapAuthenticator> authenticator_;
   zmq::socket_t router_;

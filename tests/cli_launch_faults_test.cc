@@ -1,5 +1,5 @@
 // Failures in real jobs: processes killed (SIGKILL) and restarted by `pstwin launch` over
-// ZeroMQ, and resuming from checkpoints.
+// ZeroMQ (and UCX), and resuming from checkpoints.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -72,6 +72,42 @@ TEST(LaunchFaults, KilledWorkerLeavesTheBarrierWithinTheDetectionTimeout) {
   EXPECT_EQ(dead[0]["node"], "worker:2");
   // The barrier waited for worker 2 only until it was declared dead: the timeout, one heartbeat
   // interval, and some slack for a loaded machine and the two clocks' offset.
+  EXPECT_LT(dead[0]["time_s"].get<double>() - failed[0]["time_s"].get<double>(),
+            (1.0 + 0.05 + 0.5) * time_scale());
+  EXPECT_LT(s["updates"].get<int>(), 12000);
+  EXPECT_GE(s["updates"].get<int>(), 9000);
+}
+
+TEST(LaunchFaults, KilledServerOverUcxFailsOverWithTheParametersOfTheCleanRun) {
+  // Pushes and replication travel over UCX here: a worker pushing to the killed server sees its
+  // UCX endpoint fail (not hang), and the job fails over as over ZeroMQ.
+  const std::string dir = fresh_dir();
+  const json base = long_bsp(dir);
+  const std::string clean = simulate(dir, base);
+  const auto r = launch(dir, "killed", tolerant(base, 2, json::array({{{"node", "server:0"}, {"at", "0.3s"}}})),
+                        "--transport ucx --insecure");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json s = read_json(dir + "/killed/bsp/summary.json");
+  EXPECT_EQ(s["environment"], "ucx");
+  EXPECT_EQ(s["params_sha256"], sha_of(clean, "bsp"));
+  EXPECT_EQ(s["updates"], 12000);
+  const auto dead = events_of(dir + "/killed/bsp", "node_dead");
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0]["node"], "server:0");
+}
+
+TEST(LaunchFaults, KilledWorkerOverUcxLeavesTheBarrierWithinTheDetectionTimeout) {
+  const std::string dir = fresh_dir();
+  const auto r = launch(dir, "run", tolerant(long_bsp(dir), 1, json::array({{{"node", "worker:2"}, {"at", "0.3s"}}})),
+                        "--transport ucx --insecure");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const json s = read_json(dir + "/run/bsp/summary.json");
+  EXPECT_TRUE(s["completed"].get<bool>());
+  const auto failed = events_of(dir + "/run/bsp", "node_failed");
+  const auto dead = events_of(dir + "/run/bsp", "node_dead");
+  ASSERT_EQ(failed.size(), 1u);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0]["node"], "worker:2");
   EXPECT_LT(dead[0]["time_s"].get<double>() - failed[0]["time_s"].get<double>(),
             (1.0 + 0.05 + 0.5) * time_scale());
   EXPECT_LT(s["updates"].get<int>(), 12000);

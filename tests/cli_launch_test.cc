@@ -289,6 +289,42 @@ TEST(Launch, NodeNeedsAKeyOrInsecure) {
   EXPECT_NE(r.output.find("--insecure"), std::string::npos) << r.output;
 }
 
+TEST(Launch, UcxWithoutInsecureIsRefusedNamingBothFlags) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  for (const std::string command :
+       {"launch " + dir + "/s.json --transport ucx --out " + dir + "/out",
+        "node --role worker --scheduler tcp://127.0.0.1:9 --transport ucx --key-file " + dir + "/k " + dir + "/s.json"}) {
+    const auto r = run_pstwin(command);
+    EXPECT_EQ(r.exit_code, 2) << command;
+    EXPECT_NE(r.output.find("--transport ucx needs --insecure: UCX has no authentication"), std::string::npos)
+        << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST(Launch, NodesOfAnotherTransportAreTurnedAwaySayingSo) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
+  // A scheduler of a UCX job; a worker started without --transport ucx registers with it.
+  auto scheduler = std::async(std::launch::async, [&] {
+    return run_pstwin("node --role scheduler --scheduler tcp://127.0.0.1:* --endpoint-file " + dir +
+                      "/ep --transport ucx --insecure --connect-timeout 3 --quiet --out " + dir + "/out " + dir + "/s.json");
+  });
+  std::string endpoint;
+  for (int i = 0; i < 200 && endpoint.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::ifstream in(dir + "/ep");
+    in >> endpoint;
+  }
+  ASSERT_FALSE(endpoint.empty());
+  const auto worker = run_pstwin("node --role worker --scheduler " + endpoint + " --insecure --quiet " + dir + "/s.json");
+  EXPECT_EQ(worker.exit_code, 2) << worker.output;
+  EXPECT_NE(worker.output.find("it runs --transport \"zmq\", the scheduler \"ucx\""), std::string::npos)
+      << worker.output;
+  scheduler.get();
+}
+
 TEST(Launch, NodeSettingsComeFromTheEnvironment) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));

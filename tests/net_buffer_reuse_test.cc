@@ -1,12 +1,13 @@
 // Reused buffers on the hot path (net/frame_pool.h, the spare values of InprocEnv and ZmqEnv)
 // never carry one clock's values into the next: every message of a run of pushes and replies of
-// changing sizes arrives with exactly the values sent, over each transport.
+// changing sizes arrives with exactly the values sent, over each transport (UCX included).
 #include <gtest/gtest.h>
 
 #include <future>
 #include <memory>
 
 #include "net/frame_pool.h"
+#include "net/ucx_data_plane.h"
 #include "net/inproc_env.h"
 #include "net/zmq_env.h"
 #include "runtime/codec.h"
@@ -81,6 +82,38 @@ TEST(BufferReuse, ZmqValuesNeverLeakFromOneClockIntoTheNext) {
   server.join(scheduler.endpoint(), "server", server.endpoint(), 10.0);
   hosting.get();
   exchange(scheduler, server, 0, 1);
+}
+
+TEST(BufferReuse, UcxValuesNeverLeakFromOneClockIntoTheNext) {
+  ZmqOptions o;
+  o.linger_s = 0;
+  NullSink sink;
+  ZmqEnv scheduler(o, 1, sink);
+  o.ucx = true;  // the server and worker exchange their messages over UCX
+  ZmqEnv server(o, 1, sink), worker(o, 1, sink);
+  auto hosting = std::async(std::launch::async, [&] { scheduler.host_registration(1, 1, 10.0); });
+  auto joining = std::async(std::launch::async, [&] {
+    worker.join(scheduler.endpoint(), "worker", worker.advertised("127.0.0.1"), 10.0);
+  });
+  server.join(scheduler.endpoint(), "server", server.advertised("127.0.0.1"), 10.0);
+  joining.get();
+  hosting.get();
+  // Each side receives on its own thread, as separate processes would, so that both progress
+  // UCX while a large message's rendezvous runs.
+  auto answering = std::async(std::launch::async, [&] {
+    for (int c = 0; c < kClocks; ++c) {
+      expect_exact(server.recv(10.0), 0, c);
+      server.send(2, push_of(1, c));
+    }
+    // The last reply's rendezvous needs its sender to progress until the worker has it (a
+    // server process does so as it ends: ZmqOptions::linger_s).
+    EXPECT_TRUE(server.ucx()->wait_sent(10.0));
+  });
+  for (int c = 0; c < kClocks; ++c) {
+    worker.send(1, push_of(0, c));
+    expect_exact(worker.recv(10.0), 1, c);
+  }
+  answering.get();
 }
 
 TEST(FramePool, ReusesAFreedBufferThatFitsAndNotOneTooLarge) {

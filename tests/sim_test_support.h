@@ -194,8 +194,8 @@ inline std::string sha_of(const std::string& out, const std::string& variant) {
   return read_json(out + "/" + variant + "/summary.json")["params_sha256"].get<std::string>();
 }
 
-/// Runs simulate, launch --transport inproc and launch over ZeroMQ on `scenario` (written to
-/// dir/s.json); all three must end with the same parameters (BSP sums gradients in worker order in
+/// Runs simulate, launch --transport inproc, launch over ZeroMQ and over UCX on `scenario`
+/// (written to dir/s.json); all four must end with the same parameters (BSP sums gradients in worker order in
 /// every environment). `variant` is the run's folder: the scenario's one BSP variant.
 inline void expect_parity(const std::string& dir, const nlohmann::json& scenario,
                           const std::string& variant = "bsp") {
@@ -207,16 +207,23 @@ inline void expect_parity(const std::string& dir, const nlohmann::json& scenario
   ASSERT_EQ(r.exit_code, 0) << r.output;
   r = run_pstwin("launch " + s + " --out " + dir + "/zmq");
   ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = run_pstwin("launch " + s + " --transport ucx --insecure --out " + dir + "/ucx");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
   const std::string expected = sha_of(dir + "/sim", variant);
   EXPECT_EQ(expected.size(), 64u);
   EXPECT_EQ(sha_of(dir + "/inproc", variant), expected);
   EXPECT_EQ(sha_of(dir + "/zmq", variant), expected);
+  EXPECT_EQ(sha_of(dir + "/ucx", variant), expected);
+  const auto ucx = read_json(dir + "/ucx/" + variant + "/summary.json");
+  EXPECT_EQ(ucx["environment"], "ucx");
+  EXPECT_EQ(ucx["rejected_messages"], 0);
   const auto zmq = read_json(dir + "/zmq/" + variant + "/summary.json");
   const auto sim = read_json(dir + "/sim/" + variant + "/summary.json");
   EXPECT_EQ(zmq["environment"], "zmq");
   EXPECT_EQ(zmq["updates"], sim["updates"]);
   // The workers' pushes and pulls, as the servers counted them, are the same messages everywhere.
   EXPECT_EQ(zmq["bytes_to_servers"], sim["bytes_to_servers"]);
+  EXPECT_EQ(ucx["bytes_to_servers"], sim["bytes_to_servers"]);
   EXPECT_EQ(read_json(dir + "/inproc/" + variant + "/summary.json")["bytes_to_servers"],
             sim["bytes_to_servers"]);
   // Every node's traffic is counted: the same messages as in process, less the few final

@@ -14,7 +14,7 @@ namespace pstwin {
 
 /// What the environment knows about a run beyond what the recorder measured.
 struct RunFacts {
-  std::string environment;         ///< "simulated", "inproc" or "zmq"
+  std::string environment;         ///< "simulated", "inproc", "zmq" or "ucx"
   double time_s = 0.0;             ///< simulated seconds, or wall seconds of the job
   double wall_time_s = 0.0;        ///< wall seconds the run took on this machine
   std::uint64_t bytes_sent = 0;    ///< encoded bytes of every message

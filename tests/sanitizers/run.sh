@@ -18,7 +18,7 @@ mode=${1:-}
 shift || true
 case "$mode" in
   asan) sanitize=address,undefined; tests=() ;;
-  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_buffer_reuse_test net_metrics_server_test
+  tsan) sanitize=thread; tests=(net_inproc_env_test net_zmq_env_test net_ucx_env_test net_buffer_reuse_test net_metrics_server_test
                                 net_job_fingerprint_test cli_launch_test
                                 cli_launch_mf_test cli_launch_faults_test cli_launch_nodes_test
                                 cli_launch_variants_test cli_launch_stragglers_test cli_launch_bad_data_test
@@ -48,6 +48,9 @@ export PSTWIN_SIMGRID_CFG=contexts/factory:thread
 # Instrumented processes run slower: launched tests with heartbeats stretch their timeouts (and
 # only their timeouts) by this factor (tests/sim_test_support.h, time_scale()).
 common=exitcode=66:log_path=$reports/report
+# UCX (--transport ucx) patches malloc and mmap to watch registered memory, as the sanitizers
+# interpose them: its hooks are off here (they serve RDMA's registration cache, unused on loopback).
+export UCX_MEM_MALLOC_HOOKS=no UCX_MEM_MMAP_HOOK_MODE=none
 if [ "$mode" = asan ]; then
   export PSTWIN_TEST_TIME_SCALE=${PSTWIN_TEST_TIME_SCALE:-3}
   export ASAN_OPTIONS=$common:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1:detect_leaks=1

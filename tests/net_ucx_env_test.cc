@@ -1,0 +1,164 @@
+// ZmqEnv with the UCX data plane (--transport ucx): servers and workers exchange messages over
+// UCX while the scheduler stays on ZeroMQ, and bytes off UCX pass the same wire-safety checks as
+// ZeroMQ frames (truncated, corrupt, oversize, strangers: dropped and counted).
+#include <gtest/gtest.h>
+
+#include <future>
+#include <memory>
+
+#include "net/ucx_data_plane.h"
+#include "net/zmq_env.h"
+#include "runtime/codec.h"
+#include "tests/null_sink.h"
+
+namespace pstwin::net {
+namespace {
+
+using testing_support::NullSink;
+
+/// A scheduler (ZeroMQ only), server (node 1) and worker (node 2), both on UCX, past the
+/// rendezvous. The server refuses messages over `max_message_bytes`.
+struct UcxJob {
+  explicit UcxJob(std::size_t max_message_bytes = kDefaultMaxMessageBytes) {
+    ZmqOptions o;
+    o.linger_s = 0;
+    scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
+    o.ucx = true;
+    worker = std::make_unique<ZmqEnv>(o, 1, sink);
+    o.max_message_bytes = max_message_bytes;
+    server = std::make_unique<ZmqEnv>(o, 1, sink);
+    auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 1, 10.0); });
+    auto joining = std::async(std::launch::async, [&] {
+      worker->join(scheduler->endpoint(), "worker", worker->advertised("127.0.0.1"), 10.0);
+    });
+    server->join(scheduler->endpoint(), "server", server->advertised("127.0.0.1"), 10.0);
+    joining.get();
+    hosting.get();
+  }
+  NullSink sink;
+  std::unique_ptr<ZmqEnv> scheduler, server, worker;
+};
+
+Message push_from_worker(std::size_t values) {
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.header.sender = 2;
+  m.header.receiver = 1;
+  m.header.clock = 3;
+  m.values.assign(values, 0.5f);
+  return m;
+}
+
+/// Sends raw bytes to the server's UCX worker, tagged `tag`, from a data plane of its own (as a
+/// buggy or hostile process on the trusted network could).
+struct RawSender {
+  explicit RawSender(ZmqEnv& target) : plane(kDefaultMaxMessageBytes, pool) {
+    plane.connect(1, split_node_address(target.address_book()[1]).ucx);
+  }
+  void send(std::uint64_t tag, const std::vector<std::uint8_t>& bytes) {
+    Frame f = pool->acquire(bytes.size());
+    std::copy(bytes.begin(), bytes.end(), f.data());
+    plane.send(1, tag, std::move(f));
+  }
+  /// Delivers what was sent, on a thread of its own while the server receives (a send finishes
+  /// only while both ends progress).
+  std::future<bool> deliver() {
+    return std::async(std::launch::async, [this] { return plane.wait_sent(10.0); });
+  }
+  std::shared_ptr<FramePool> pool = std::make_shared<FramePool>();
+  UcxDataPlane plane;
+};
+
+TEST(UcxEnv, ServersAndWorkersTalkOverUcxAndTheSchedulerOverZeroMq) {
+  UcxJob job;
+  const auto book = job.server->address_book();
+  ASSERT_EQ(book.size(), 3u);
+  EXPECT_TRUE(split_node_address(book[0]).ucx.empty()) << "the scheduler runs no UCX";
+  EXPECT_FALSE(split_node_address(book[1]).ucx.empty());
+  EXPECT_EQ(split_node_address(book[1]).zmq, job.server->endpoint());
+  // A 10 MB push (UCX's rendezvous protocol) and a small reply; the worker waits for the reply
+  // on a thread of its own, progressing its sends meanwhile as a worker's pull does.
+  auto pushing = std::async(std::launch::async, [&] {
+    job.worker->send(1, push_from_worker(2'500'000));
+    return job.worker->recv(10.0);
+  });
+  auto push = job.server->recv(10.0);
+  ASSERT_TRUE(push);
+  EXPECT_EQ(push->header.type, MsgType::kPush);
+  EXPECT_EQ(push->header.sender, 2u);
+  ASSERT_EQ(push->values.size(), 2'500'000u);
+  EXPECT_EQ(push->values.back(), 0.5f);
+  EXPECT_FALSE(job.server->ucx()->connected(2)) << "the server has not sent to the worker yet";
+  Message reply;
+  reply.header.type = MsgType::kPullReply;
+  reply.values.assign(7, 1.5f);
+  job.server->send(2, reply);
+  auto pulled = pushing.get();
+  ASSERT_TRUE(pulled);
+  EXPECT_EQ(pulled->header.sender, 1u);
+  EXPECT_EQ(pulled->values, std::vector<float>(7, 1.5f));
+  Message stop;
+  stop.header.type = MsgType::kStop;
+  job.scheduler->send(1, stop);  // over ZeroMQ
+  auto m = job.server->recv(10.0);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->header.type, MsgType::kStop);
+  EXPECT_EQ(job.server->rejected(), 0u);
+}
+
+TEST(UcxEnv, TruncatedCorruptAndLyingMessagesAreDroppedAndCounted) {
+  UcxJob job;
+  RawSender raw(*job.server);
+  const std::vector<std::uint8_t> good = encode(push_from_worker(1000));
+  auto corrupt = good;
+  corrupt[good.size() / 2] ^= 0x40;  // a value's bit: the checksum catches it
+  raw.send(2, std::vector<std::uint8_t>(good.begin(), good.begin() + 50));  // truncated header
+  raw.send(2, std::vector<std::uint8_t>(good.begin(), good.end() - 4));     // truncated payload
+  raw.send(2, corrupt);
+  raw.send(3, good);  // tag 3: no such node
+  raw.send(0, good);  // the scheduler never speaks over UCX
+  Message liar = push_from_worker(10);
+  liar.header.sender = 1;
+  raw.send(2, encode(liar));  // tag 2, but claims node 1
+  raw.send(2, good);
+  auto delivered = raw.deliver();
+  auto m = job.server->recv(10.0);
+  EXPECT_TRUE(delivered.get());
+  ASSERT_TRUE(m) << "the good message after the bad ones did not arrive";
+  EXPECT_EQ(m->header.type, MsgType::kPush);
+  EXPECT_EQ(m->values.size(), 1000u);
+  EXPECT_EQ(job.server->rejected(), 6u);
+}
+
+TEST(UcxEnv, OversizeMessagesAreDroppedAndCounted) {
+  UcxJob job(1 << 20);  // the server takes at most 1 MiB
+  auto pushing = std::async(std::launch::async, [&] {
+    job.worker->send(1, push_from_worker(1'000'000));  // 4 MB: rendezvous, refused
+    job.worker->send(1, push_from_worker(100));
+    return job.worker->ucx()->wait_sent(10.0);
+  });
+  auto m = job.server->recv(10.0);
+  EXPECT_TRUE(pushing.get());
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->values.size(), 100u);
+  EXPECT_EQ(job.server->rejected(), 1u);
+}
+
+TEST(UcxEnv, AWorkerAddressThatIsNotHexIsRefused) {
+  auto pool = std::make_shared<FramePool>();
+  UcxDataPlane plane(kDefaultMaxMessageBytes, pool);
+  EXPECT_THROW(plane.connect(1, "12zz"), std::invalid_argument);
+  EXPECT_THROW(plane.connect(1, "123"), std::invalid_argument);
+  EXPECT_FALSE(plane.connected(1));
+}
+
+TEST(UcxEnv, NodeAddressesSplitAndJoin) {
+  EXPECT_EQ(split_node_address("tcp://127.0.0.1:5000#ucx=ab01").zmq, "tcp://127.0.0.1:5000");
+  EXPECT_EQ(split_node_address("tcp://127.0.0.1:5000#ucx=ab01").ucx, "ab01");
+  EXPECT_EQ(split_node_address("tcp://[::1]:5000").ucx, "");
+  EXPECT_EQ(join_node_address({"tcp://h:1", "ff"}), "tcp://h:1#ucx=ff");
+  EXPECT_EQ(join_node_address({"tcp://h:1", ""}), "tcp://h:1");
+}
+
+}  // namespace
+}  // namespace pstwin::net
