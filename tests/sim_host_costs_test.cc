@@ -193,5 +193,22 @@ TEST(HostCosts, EvaluationTakesTheCoreItSharesWithTheRoles) {
   EXPECT_NEAR(per_iteration_of(per_host, "per-host"), free, 1e-9 * free);
 }
 
+TEST(HostCosts, ValidatePrintsThemAndRefusesABadOneAtItsPointer) {
+  const std::string dir = fresh_dir();
+  json s = synthetic(2, "16Gbps");
+  s["cluster"]["server"]["messaging"] = {{"receive_per_message", "50us"}};
+  s["cluster"]["cpu"] = {{"cores", 2}, {"machines", "one"}};
+  write_json(dir + "/s.json", s);
+  const auto ok = run_pstwin("validate " + dir + "/s.json");
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_NE(ok.output.find("messaging: servers: send 0 s + 0 s/byte, receive 5e-05 s + 0 s/byte\n"), std::string::npos)
+      << ok.output;
+  EXPECT_NE(ok.output.find("cpu: 2 cores on one machine, shared by every node's host work\n"), std::string::npos)
+      << ok.output;
+  const auto bad = run_pstwin("validate " + dir + "/s.json --set '/cluster/cpu/machines=\"all\"'");
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("/cluster/cpu/machines"), std::string::npos) << bad.output;
+}
+
 }  // namespace
 }  // namespace pstwin
