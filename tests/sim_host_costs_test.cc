@@ -193,6 +193,28 @@ TEST(HostCosts, EvaluationTakesTheCoreItSharesWithTheRoles) {
   EXPECT_NEAR(per_iteration_of(per_host, "per-host"), free, 1e-9 * free);
 }
 
+TEST(HostCosts, EnoughCoresChangeNothingOnFabricsThatRouteByNetpointIds) {
+  // With "cpu" the topology sits under a root zone beside the cores' zone: every route must stay
+  // what it was (torus and dragonfly route by netpoint ids). 4 workers, a server and the
+  // scheduler on 8 cores each compute as alone.
+  json s = synthetic(4, "32Gbps");
+  s["model"]["parameters"] = 100000;
+  s.erase("simulation");  // LV08, as shipped scenarios
+  const json fabric_link = {{"bandwidth", "8Gbps"}, {"latency", "2us"}};
+  // The star, racks and fat tree route by names and zones alone (the other tests cover the star).
+  for (const json& topology :
+       {json({{"type", "dragonfly"}, {"groups", {2, 1}}, {"chassis", {1, 1}}, {"routers", {2, 1}}, {"nodes", 2},
+              {"link", fabric_link}}),
+        json({{"type", "torus"}, {"dimensions", {3, 2}}, {"link", fabric_link}})}) {
+    s["cluster"]["topology"] = topology;
+    s["cluster"].erase("cpu");
+    const std::string tag = topology["type"].get<std::string>();
+    const double without = run(s, tag).time_s;
+    s["cluster"]["cpu"] = {{"cores", 8}, {"machines", "one"}};
+    EXPECT_NEAR(run(s, tag + "-cpu").time_s / without, 1.0, 1e-12) << tag;
+  }
+}
+
 TEST(HostCosts, ValidatePrintsThemAndRefusesABadOneAtItsPointer) {
   const std::string dir = fresh_dir();
   json s = synthetic(2, "16Gbps");
