@@ -7,6 +7,7 @@
 #include "runtime/consistency/controller.h"
 #include "runtime/data_check.h"
 #include "runtime/errors.h"
+#include "runtime/scenario/cluster_costs.h"
 
 namespace po = boost::program_options;
 
@@ -47,6 +48,7 @@ int validate_command(const std::vector<std::string>& args) {
     for (const auto& option : scenario->simulation.cfg) std::cout << ' ' << option;
   }
   std::cout << "\n";
+  for (const std::string& line : host_cost_lines(scenario->cluster)) std::cout << line << "\n";
   // Each --set as it landed: the pointer and the value the scenario now holds there.
   if (vm->count("set"))
     for (const std::string& set : (*vm)["set"].as<std::vector<std::string>>()) {

@@ -18,11 +18,11 @@ namespace {
 //   V100 SXM2: 15.7 TFLOP/s FP32, 900 GB/s HBM2 (NVIDIA V100 datasheet)
 //   cpu: a 32-core AVX2 server socket, ~1 TFLOP/s FP32, 8-channel DDR4-3200 ~200 GB/s
 const std::array<DeviceSpec, 5> kPresets = {{
-    {"h100", 67e12, 3.35e12, 0.0},
-    {"h200", 67e12, 4.8e12, 0.0},
-    {"a100", 19.5e12, 2.039e12, 0.0},
-    {"v100", 15.7e12, 0.9e12, 0.0},
-    {"cpu", 1.0e12, 0.2e12, 0.0},
+    {"h100", 67e12, 3.35e12, 0.0, true},
+    {"h200", 67e12, 4.8e12, 0.0, true},
+    {"a100", 19.5e12, 2.039e12, 0.0, true},
+    {"v100", 15.7e12, 0.9e12, 0.0, true},
+    {"cpu", 1.0e12, 0.2e12, 0.0, false},
 }};
 }  // namespace
 

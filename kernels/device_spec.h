@@ -17,6 +17,10 @@ struct DeviceSpec {
   /// Fixed seconds added to every priced step (kernel launches, framework and input-pipeline
   /// overhead that does not scale with the work), >= 0.
   double overhead_s = 0.0;
+  /// A GPU: its kernels run on the device, not on the host's CPU cores, so under a scenario's
+  /// "cpu" they do not share cores (its node's messaging and server work still do). True for
+  /// the GPU presets; a custom device says so with "kind": "gpu".
+  bool gpu = false;
 
   /// Seconds the device needs for `cost`:
   /// overhead_s + max(flops / peak_flops, bytes / mem_bandwidth_Bps); 0 for an empty cost.

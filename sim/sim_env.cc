@@ -10,6 +10,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "runtime/codec.h"
+#include "sim/host_cpus.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -77,7 +78,21 @@ SimEnv::~SimEnv() {
   if (world_.mailboxes[self_] == mailbox_) mailbox_->set_receiver(nullptr);
 }
 
-void SimEnv::send(NodeId to, Message msg) { sim_send(world_, self_, to, std::move(msg)); }
+sg4::Host* SimEnv::cores() const { return world_.cpu_hosts.empty() ? nullptr : world_.cpu_hosts[self_]; }
+
+void SimEnv::send(NodeId to, Message msg) {
+  // Encoding, checksum and encryption come before the message leaves (encoded_size only when
+  // they cost something: it is not free on a large simulation's hot path).
+  if (!world_.messaging.empty() && !world_.messaging[self_].free())
+    spend_host_work(cores(), world_.messaging[self_].send_s(static_cast<double>(encoded_size(msg))));
+  sim_send(world_, self_, to, std::move(msg));
+}
+
+Message SimEnv::received(std::unique_ptr<Message> m) {
+  if (!world_.messaging.empty() && !world_.messaging[self_].free())
+    spend_host_work(cores(), world_.messaging[self_].receive_s(static_cast<double>(encoded_size(*m))));
+  return std::move(*m);
+}
 
 CheckpointStore* SimEnv::checkpoints() {
   return world_.checkpoint_bandwidth_Bps > 0 ? &store_ : nullptr;
@@ -98,10 +113,7 @@ std::optional<Message> SimEnv::recv(double timeout_s) {
       if (!pending_) {
         // A message whose transfer is over is taken at once: nothing can be lost, and this is
         // much cheaper than a posted receive and a wait on it (most messages to a busy node).
-        if (mailbox_->ready()) {
-          std::unique_ptr<Message> m(mailbox_->get<Message>());
-          return std::move(*m);
-        }
+        if (mailbox_->ready()) return received(std::unique_ptr<Message>(mailbox_->get<Message>()));
         pending_ = mailbox_->get_async<Message>(&pending_payload_);
       }
       if (sg4::Comm::wait_any_for({pending_}, std::max(0.0, deadline - now())) < 0)
@@ -109,7 +121,7 @@ std::optional<Message> SimEnv::recv(double timeout_s) {
       pending_ = nullptr;
       std::unique_ptr<Message> m(pending_payload_);
       pending_payload_ = nullptr;
-      return std::move(*m);
+      return received(std::move(m));
     } catch (const simgrid::NetworkFailureException&) {
       // The sender's host or a link on the way failed during the transfer: that message is lost,
       // as on a real network. Wait on for the next one.
@@ -124,13 +136,22 @@ double SimEnv::now() const { return sg4::Engine::get_clock(); }
 void SimEnv::sleep(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 void SimEnv::account(const Cost& cost) {
-  double seconds = world_.devices.at(self_).seconds(cost);
+  // The scheduler's only cost is its evaluation: a measurement that takes no simulated time
+  // unless it shares cores with the roles ("cpu").
+  if (self_ == JobLayout::scheduler() && world_.cpu_hosts.empty()) return;
+  const DeviceSpec& device = world_.devices.at(self_);
+  double seconds = device.seconds(cost);
   if (world_.layout.is_worker(self_)) {
     const auto w = world_.layout.worker_index(self_);
     if (world_.stragglers) seconds *= world_.stragglers->next_factor(w, now(), *world_.metrics);
     if (w < world_.worker_compute_s.size()) world_.worker_compute_s[w] += seconds;
   }
   if (seconds <= 0.0) return;
+  // A GPU's kernels run on the GPU; everything else a node computes shares its machine's cores.
+  if (!world_.cpu_hosts.empty() && !device.gpu) {
+    spend_host_work(cores(), seconds);
+    return;
+  }
   // execute() takes flops at the host's speed; the host's speed is the device's peak, so this
   // spends exactly `seconds` while letting host speed profiles act on it.
   sg4::this_actor::execute(seconds * sg4::this_actor::get_host()->get_speed());

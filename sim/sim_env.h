@@ -10,6 +10,7 @@
 #include "kernels/device_spec.h"
 #include "runtime/env.h"
 #include "runtime/job_layout.h"
+#include "runtime/scenario/scenario.h"
 #include "sim/stragglers.h"
 
 namespace simgrid::s4u {
@@ -24,6 +25,12 @@ struct SimWorld {
   JobLayout layout;
   std::vector<simgrid::s4u::Mailbox*> mailboxes;  ///< by NodeId
   std::vector<DeviceSpec> devices;                ///< by NodeId
+  /// By NodeId: the host CPU time its messages cost to send and receive (scenario "messaging");
+  /// empty, or all free, when messages cost only the network.
+  std::vector<MessagingSpec> messaging;
+  /// By NodeId: the host whose cores run the node's host work (scenario "cpu", sim/host_cpus.h);
+  /// empty without "cpu", when each node's work runs alone on its own host.
+  std::vector<simgrid::s4u::Host*> cpu_hosts;
   StragglerModel* stragglers = nullptr;
   MetricsSink* metrics = nullptr;
   std::uint64_t seed = 0;
@@ -63,7 +70,13 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg);
 ///   (set_receiver), so transfers start when sent, as a NIC receives while the CPU is busy.
 /// - account: the cost is priced by the roofline rule on the node's device, times the worker's
 ///   straggler factor (drawn once per call on a worker: workers account once per iteration),
-///   and spent with this_actor::execute on the node's host.
+///   and spent with this_actor::execute on the node's host; with "cpu", unless the device is a
+///   GPU, on its machine's cores instead (host_cpus.h). The scheduler accounts its evaluation,
+///   which costs time only with "cpu" (it then takes cores from the roles).
+/// - messaging (scenario "messaging"): sending costs the sender send_s(encoded size) of host
+///   work before the transfer starts; a received message costs receive_s(encoded size) before
+///   recv returns it. Host work runs on the machine's cores with "cpu", else on the node's host.
+///   Heartbeats, which the environment sends on a node's behalf, cost nothing to send.
 /// Must be constructed inside the node's actor.
 class SimEnv : public Env {
  public:
@@ -91,6 +104,11 @@ class SimEnv : public Env {
    private:
     double bandwidth_Bps_;
   };
+
+  /// The host whose cores run this node's host work; null without "cpu".
+  simgrid::s4u::Host* cores() const;
+  /// Returns `m` after charging its receive cost (messaging).
+  Message received(std::unique_ptr<Message> m);
 
   SimWorld& world_;
   NodeId self_;

@@ -88,9 +88,9 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   xbt_log_control_set("root.thresh:critical");
 
   const JobLayout layout = spec.layout;
-  auto hosts = build_platform(scenario.cluster, layout);
-  StragglerModel stragglers(scenario.stragglers, layout.workers, scenario.seed);
   SimWorld world;
+  auto hosts = build_platform(scenario.cluster, layout, &world.cpu_hosts);
+  StragglerModel stragglers(scenario.stragglers, layout.workers, scenario.seed);
   world.layout = layout;
   world.stragglers = &stragglers;
   world.metrics = &recorder;
@@ -101,6 +101,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   for (NodeId n = 0; n < layout.nodes(); ++n) {
     world.mailboxes.push_back(sg4::Mailbox::by_name(host_name(layout, n)));
     world.devices.push_back(node_device(scenario.cluster, layout, n));
+    world.messaging.push_back(node_messaging(scenario.cluster, layout, n));
   }
 
   std::vector<bool> finished(layout.nodes(), false);

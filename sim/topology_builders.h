@@ -16,6 +16,9 @@ struct Build {
   const ClusterSection& cluster;
   const JobLayout& layout;
   std::vector<simgrid::s4u::Host*>& hosts;
+  /// The zone the topology's own zone goes under, or null when it is the platform's root (it is,
+  /// unless the cluster has "cpu": the machines' cores are then a zone beside it).
+  simgrid::s4u::NetZone* parent = nullptr;
 };
 
 /// A machine as its parent zone sees it: a host (gateway null), or a zone and its gateway.

@@ -29,19 +29,19 @@ void build_fabric(const MachinePlan& plan, const Build& b) {
     case TopologySpec::Kind::kFatTree: {
       const std::vector<unsigned> down(t.down.begin(), t.down.end()), up(t.up.begin(), t.up.end()),
           count(t.link_count.begin(), t.link_count.end());
-      zone = sg4::create_fatTree_zone("cluster", nullptr,
+      zone = sg4::create_fatTree_zone("cluster", b.parent,
                                       sg4::FatTreeParams(static_cast<unsigned>(down.size()), down, up, count),
                                       callbacks, bw, lat, kSplit);
       break;
     }
     case TopologySpec::Kind::kDragonfly:
-      zone = sg4::create_dragonfly_zone("cluster", nullptr,
+      zone = sg4::create_dragonfly_zone("cluster", b.parent,
                                         sg4::DragonflyParams({t.groups, t.group_links}, {t.chassis, t.chassis_links},
                                                              {t.routers, t.router_links}, t.nodes_per_router),
                                         callbacks, bw, lat, kSplit);
       break;
     case TopologySpec::Kind::kTorus:
-      zone = sg4::create_torus_zone("cluster", nullptr,
+      zone = sg4::create_torus_zone("cluster", b.parent,
                                     std::vector<unsigned long>(t.dimensions.begin(), t.dimensions.end()), callbacks, bw,
                                     lat, kSplit);
       break;

@@ -31,6 +31,7 @@ void build_racks(const MachinePlan& plan, const Build& b) {
   racks[scheduler_rack].push_back(&plan.scheduler);
 
   auto* core = sg4::create_star_zone("cluster");
+  if (b.parent) core->set_parent(b.parent);
   for (std::size_t r = 0; r < racks.size(); ++r) {
     // A rack is a star whose centre is its top-of-rack switch; the switch (the rack's gateway)
     // reaches the core through the rack's full-duplex uplink.

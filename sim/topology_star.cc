@@ -7,6 +7,7 @@ namespace pstwin::topology {
 
 void build_star(const MachinePlan& plan, const Build& b) {
   auto* zone = sg4::create_star_zone("cluster");
+  if (b.parent) zone->set_parent(b.parent);
   // Scheduler, servers, workers: NodeId order, so a cluster of single-node machines is built
   // exactly as it always was (same names, same creation order, the same simulated times).
   // Machines of several nodes are zones; then all are (topology_builders.h, add_machine).

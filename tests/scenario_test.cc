@@ -274,7 +274,7 @@ TEST(Scenario, MessagesSayWhatWasExpectedAndGot) {
   d["cluster"]["wrokers"] = 8;
   EXPECT_EQ(error_message(d),
             "/cluster/wrokers: unknown key \"wrokers\"; allowed keys: workers, servers, worker, server, "
-            "workers_per_host, intra_host, topology, server_placement, overrides, include, calibrated");
+            "workers_per_host, intra_host, topology, server_placement, overrides, cpu, include, calibrated");
 
   d = full_scenario();
   d["consistency"][2]["staleness"] = -1;

@@ -52,7 +52,7 @@ std::optional<RangeAssembly> SnapshotAssembler::add(const Message& m) {
 
 std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernels,
                                       std::int64_t clock, const std::vector<float>& params,
-                                      double time_s) {
+                                      double time_s, Cost* spent) {
   EvalRow row;
   row.time_s = time_s;
   row.clock = clock;
@@ -62,14 +62,14 @@ std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernel
   }
   const double reg = spec.model->regularizer(params.data());
   LossStats train;
-  spec.model->evaluate(kernels, *spec.train,
+  Cost cost = spec.model->evaluate(kernels, *spec.train,
                        RowSelection{spec.train_eval_rows.data(), spec.train_eval_rows.size()},
                        params.data(), &train);
   std::vector<std::uint32_t> all(spec.test->rows);
   for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
   LossStats test;
-  spec.model->evaluate(kernels, *spec.test, RowSelection{all.data(), all.size()}, params.data(),
-                       &test);
+  cost += spec.model->evaluate(kernels, *spec.test, RowSelection{all.data(), all.size()}, params.data(), &test);
+  if (spent) *spent = cost;
   row.train_loss = train.count ? train.loss_sum / static_cast<double>(train.count) + reg : reg;
   row.test_loss = test.count ? test.loss_sum / static_cast<double>(test.count) + reg : reg;
   row.test_metric = spec.model->metric(test);  // accuracy, or RMSE for mf

@@ -1,7 +1,7 @@
 // Evaluation: the scheduler's measurements. Snapshots of every key range put together by clock,
 // the model evaluated on them, the servers' staleness reports, and the parameters' hash.
-// Evaluation is a measurement, not part of the simulated system: it charges no compute time
-// (docs/DESIGN.md, "Cost model").
+// Evaluation is a measurement: the scheduler accounts its cost, which the simulation charges only
+// where it takes CPU cores from the roles (scenario "cpu"; docs/DESIGN.md, "Cost model").
 #pragma once
 
 #include <cstdint>
@@ -83,9 +83,11 @@ class SnapshotAssembler {
 /// `clock`, stamped `time_s`: mean train loss on spec.train_eval_rows, mean test loss on the whole
 /// test set (both plus the regularizer) and Model::metric. Returns nullopt when a loss is not
 /// finite (diverged). The synthetic model has nothing to evaluate: a row of NaN losses.
+/// `spent`, when given, receives the kernels' cost of both passes (empty for the synthetic
+/// model), for the scheduler to account.
 std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernels,
                                       std::int64_t clock, const std::vector<float>& params,
-                                      double time_s);
+                                      double time_s, Cost* spent = nullptr);
 
 /// A stopping rule met by an evaluation: which one, and a sentence for the summary's reason.
 struct StopDecision {

@@ -229,7 +229,10 @@ void Scheduler::finish() {
 bool Scheduler::evaluate(std::int64_t clock, const std::vector<float>& params, double time_s) {
   last_eval_clock_ = clock;
   SpanScope evaluating(env_, "evaluate");
-  const std::optional<EvalRow> row = evaluate_model(spec_, kernels_, clock, params, time_s);
+  Cost spent;
+  const std::optional<EvalRow> row = evaluate_model(spec_, kernels_, clock, params, time_s, &spent);
+  // Free in a simulation unless the scheduler shares CPU cores with the roles ("cpu").
+  env_.account(spent);
   if (row) {
     env_.metrics().eval(*row);
     apply_stop_rules(*row, params);

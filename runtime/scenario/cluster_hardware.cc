@@ -25,10 +25,10 @@ DeviceSpec parse_device(const json& dev, const std::string& ptr) {
   }
   if (!dev.is_object())
     throw ScenarioError(ptr, "expected a preset name (" + device_preset_names() +
-                                 ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\"}, got " +
+                                 ") or an object {\"preset\" | \"flops\", \"bandwidth\", \"overhead\", \"kind\"}, got " +
                                  describe(dev));
   DeviceSpec device;
-  const Object d(dev, ptr, {"preset", "flops", "bandwidth", "overhead"});
+  const Object d(dev, ptr, {"preset", "flops", "bandwidth", "overhead", "kind"});
   if (d.has("preset")) {
     const std::string name = read_string(d.at("preset"), d.ptr("preset"));
     const auto preset = device_preset(name);
@@ -45,12 +45,15 @@ DeviceSpec parse_device(const json& dev, const std::string& ptr) {
   // A fixed time per accounted step: kernel launches, framework and input-pipeline overhead.
   if (d.has("overhead"))
     device.overhead_s = read_unit(d.at("overhead"), d.ptr("overhead"), parse_duration_s, "2ms", false);
+  // Whether its kernels run on a GPU rather than the host's cores (what "cpu" shares).
+  if (d.has("kind")) device.gpu = read_choice(d.at("kind"), d.ptr("kind"), {"cpu", "gpu"}) == "gpu";
   return device;
 }
 
 HostGroupSpec parse_host_group(const json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"device", "link"});
-  return {parse_device(o.at("device"), o.ptr("device")), parse_link(o.at("link"), o.ptr("link"))};
+  const Object o(v, ptr, {"device", "link", "messaging"});
+  return {parse_device(o.at("device"), o.ptr("device")), parse_link(o.at("link"), o.ptr("link")),
+          o.has("messaging") ? parse_messaging(o.at("messaging"), o.ptr("messaging")) : MessagingSpec{}};
 }
 
 }  // namespace
@@ -83,7 +86,7 @@ std::vector<HostGroupSpec> parse_host_groups(const json& v, const std::string& p
   std::vector<HostGroupSpec> nodes;
   for (std::size_t i = 0; i < groups.size(); ++i) {
     const std::string gp = child_pointer(ptr, std::to_string(i));
-    const Object g(groups[i], gp, {"count", "device", "link"});
+    const Object g(groups[i], gp, {"count", "device", "link", "messaging"});
     const auto n = read_uint(g.at("count"), g.ptr("count"), 1, count);
     if (n % multiple_of != 0)
       throw ScenarioError(g.ptr("count"), std::to_string(n) + " workers do not fill whole machines of " +
@@ -93,7 +96,9 @@ std::vector<HostGroupSpec> parse_host_groups(const json& v, const std::string& p
     if (nodes.size() + n > count)
       throw ScenarioError(g.ptr("count"),
                           "the groups' counts add up to more than the " + std::to_string(count) + " the cluster has");
-    const HostGroupSpec spec{parse_device(g.at("device"), g.ptr("device")), parse_link(g.at("link"), g.ptr("link"))};
+    const HostGroupSpec spec{
+        parse_device(g.at("device"), g.ptr("device")), parse_link(g.at("link"), g.ptr("link")),
+        g.has("messaging") ? parse_messaging(g.at("messaging"), g.ptr("messaging")) : MessagingSpec{}};
     if (i == 0) first = spec;
     nodes.insert(nodes.end(), n, spec);
   }
@@ -111,11 +116,13 @@ void apply_overrides(const json& v, const std::string& ptr, ClusterSection& c) {
     const NodeRef ref = parse_node_ref(key, np, c);
     if (ref.role == NodeRef::Role::kScheduler)
       throw ScenarioError(np, "the scheduler is equipped like a server; override the server group instead");
-    const Object o(value, np, {"device", "link"});
-    if (!o.has("device") && !o.has("link")) throw ScenarioError(np, "give \"device\", \"link\" or both");
+    const Object o(value, np, {"device", "link", "messaging"});
+    if (!o.has("device") && !o.has("link") && !o.has("messaging"))
+      throw ScenarioError(np, "give \"device\", \"link\", \"messaging\" or several of them");
     const bool worker = ref.role == NodeRef::Role::kWorker;
     HostGroupSpec& spec = worker ? c.worker_nodes[ref.index] : c.server_nodes[ref.index];
     if (o.has("device")) spec.device = parse_device(o.at("device"), o.ptr("device"));
+    if (o.has("messaging")) spec.messaging = parse_messaging(o.at("messaging"), o.ptr("messaging"));
     if (!o.has("link")) continue;
     if (!worker && c.server_placement == ServerPlacement::kColocated)
       throw ScenarioError(o.ptr("link"), "server:" + std::to_string(ref.index) +

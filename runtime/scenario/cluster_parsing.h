@@ -23,8 +23,16 @@ LinkSpec parse_intra_host_link(const nlohmann::json& v, const std::string& ptr);
 std::vector<HostGroupSpec> parse_host_groups(const nlohmann::json& v, const std::string& ptr, std::uint32_t count,
                                              std::uint32_t multiple_of, HostGroupSpec& first);
 
+/// "messaging": {"send_per_message", "send_per_byte", "receive_per_message",
+/// "receive_per_byte"}, each a duration ("25us", "0.4ns"; per byte: seconds per encoded byte),
+/// each optional (absent: 0). cluster_costs.cc.
+MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr);
+
+/// "cpu": {"cores": N >= 1, "machines": "one" | "per_host"}, both required. cluster_costs.cc.
+CpuSpec parse_cpu(const nlohmann::json& v, const std::string& ptr);
+
 /// "overrides": {"worker:3": {"link": ...}, "server:0": {"device": ...}} replaces that node's
-/// device or link in c.worker_nodes / c.server_nodes. With workers_per_host > 1 a worker's link
+/// device, link or messaging in c.worker_nodes / c.server_nodes. With workers_per_host > 1 a worker's link
 /// is its machine's NIC, so only a machine's first worker may override it.
 void apply_overrides(const nlohmann::json& v, const std::string& ptr, ClusterSection& c);
 

@@ -80,10 +80,42 @@ struct LinkSpec {
   double latency_s = 0.0;
 };
 
+/// "messaging": the host CPU time a node pays for each message it sends (encoding, checksum,
+/// encryption, handing it to the transport) and receives (the same checks, decryption,
+/// decoding): per_message + bytes x per_byte seconds, bytes being the encoded size. All 0 when
+/// absent, which is the model without these costs (DESIGN.md, "Cost model").
+struct MessagingSpec {
+  double send_per_message_s = 0.0;
+  double send_per_byte_s = 0.0;
+  double receive_per_message_s = 0.0;
+  double receive_per_byte_s = 0.0;
+
+  /// Seconds of host CPU to send / receive one message of `bytes` encoded bytes.
+  double send_s(double bytes) const { return send_per_message_s + bytes * send_per_byte_s; }
+  double receive_s(double bytes) const { return receive_per_message_s + bytes * receive_per_byte_s; }
+  /// Whether every figure is 0 (no messaging cost at all).
+  bool free() const {
+    return send_per_message_s == 0 && send_per_byte_s == 0 && receive_per_message_s == 0 && receive_per_byte_s == 0;
+  }
+};
+
 /// A group of hosts with the same hardware.
 struct HostGroupSpec {
   DeviceSpec device;
   LinkSpec link;
+  MessagingSpec messaging;
+};
+
+/// "cluster.cpu": the CPU cores the job's nodes run on (DESIGN.md, "Cost model"). Under it,
+/// host work (server work, messaging, the scheduler's evaluation, and kernels of a device that
+/// is not a GPU) runs on a machine's cores, shared with the other nodes of that machine.
+struct CpuSpec {
+  enum class Machines {
+    kOne,      ///< "one": every node of the job on one machine with `cores` cores
+    kPerHost,  ///< "per_host": each machine (worker host, server, scheduler) has `cores` cores
+  };
+  std::uint32_t cores = 1;
+  Machines machines = Machines::kOne;
 };
 
 /// "cluster.topology": how the machines are wired (README, "Topologies"). Bandwidths are bytes per
@@ -140,6 +172,9 @@ struct ClusterSection {
   /// "intra_host": the link between the workers of one host (NVLink, PCIe); given exactly when
   /// workers_per_host > 1 (a preset name from link_presets.h or {"bandwidth", "latency"}).
   std::optional<LinkSpec> intra_host;
+  /// "cpu": the cores host work shares; absent, host work other than the devices' is free and
+  /// each node computes on a device of its own (the model before "cpu" existed).
+  std::optional<CpuSpec> cpu;
 
   /// Number of worker hosts: workers / workers_per_host.
   std::uint32_t worker_hosts() const { return workers / workers_per_host; }

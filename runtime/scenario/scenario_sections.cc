@@ -177,7 +177,7 @@ TrainingSection parse_training(const json& v, const std::string& ptr, bool synth
 
 ClusterSection parse_cluster(const json& v, const std::string& ptr) {
   const Object o(v, ptr, {"workers", "servers", "worker", "server", "workers_per_host", "intra_host", "topology",
-                          "server_placement", "overrides", "include", "calibrated"});
+                          "server_placement", "overrides", "cpu", "include", "calibrated"});
   // Node ids are 32-bit; a million of each kind is far past any cluster we can simulate.
   constexpr std::uint64_t kMaxNodes = 1'000'000;
   ClusterSection c;
@@ -213,6 +213,7 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
     o.forbid("intra_host", "only meaningful when workers_per_host > 1 (workers sharing a host)");
   }
   if (o.has("topology")) c.topology = parse_topology(o.at("topology"), o.ptr("topology"), c);
+  if (o.has("cpu")) c.cpu = parse_cpu(o.at("cpu"), o.ptr("cpu"));
   if (c.server_placement == ServerPlacement::kSpread && c.topology.kind == TopologySpec::Kind::kStar)
     throw ScenarioError(o.ptr("server_placement"), "\"spread\" places servers among the workers' racks or leaves; "
                                                    "in a star every machine is one hop from the switch alike: use "

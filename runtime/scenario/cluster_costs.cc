@@ -1,0 +1,96 @@
+// "messaging" and "cpu": the host costs a node pays beyond its device's kernels and its link
+// (DESIGN.md, "Cost model"), parsed strictly, and described for `validate`.
+#include "runtime/scenario/cluster_costs.h"
+
+#include <string>
+#include <vector>
+
+#include "runtime/errors.h"
+#include "runtime/scenario/cluster_parsing.h"
+#include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/units.h"
+#include "runtime/seconds_text.h"
+
+namespace pstwin {
+
+namespace scenario_sections {
+
+using namespace scenario_json;
+
+MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"send_per_message", "send_per_byte", "receive_per_message", "receive_per_byte"});
+  MessagingSpec m;
+  // Every figure may be 0 (a cost this transport does not have) and each may be left out.
+  const auto read = [&](const char* key, const char* example, double& out) {
+    if (o.has(key)) out = read_unit(o.at(key), o.ptr(key), parse_duration_s, example, false);
+  };
+  read("send_per_message", "25us", m.send_per_message_s);
+  read("send_per_byte", "0.4ns", m.send_per_byte_s);
+  read("receive_per_message", "25us", m.receive_per_message_s);
+  read("receive_per_byte", "0.4ns", m.receive_per_byte_s);
+  return m;
+}
+
+CpuSpec parse_cpu(const nlohmann::json& v, const std::string& ptr) {
+  const Object o(v, ptr, {"cores", "machines"});
+  // A million cores is far past any machine; the bound only keeps the count in 32 bits.
+  constexpr std::uint64_t kMaxCores = 1'000'000;
+  CpuSpec cpu;
+  cpu.cores = static_cast<std::uint32_t>(read_uint(o.at("cores"), o.ptr("cores"), 1, kMaxCores));
+  cpu.machines = read_choice(o.at("machines"), o.ptr("machines"), {"one", "per_host"}) == "one"
+                     ? CpuSpec::Machines::kOne
+                     : CpuSpec::Machines::kPerHost;
+  return cpu;
+}
+
+}  // namespace scenario_sections
+
+namespace {
+
+std::string messaging_text(const MessagingSpec& m) {
+  return "send " + seconds_text(m.send_per_message_s) + " s + " + seconds_text(m.send_per_byte_s) +
+         " s/byte, receive " + seconds_text(m.receive_per_message_s) + " s + " +
+         seconds_text(m.receive_per_byte_s) + " s/byte";
+}
+
+bool same(const MessagingSpec& a, const MessagingSpec& b) {
+  return a.send_per_message_s == b.send_per_message_s && a.send_per_byte_s == b.send_per_byte_s &&
+         a.receive_per_message_s == b.receive_per_message_s && a.receive_per_byte_s == b.receive_per_byte_s;
+}
+
+// One line per run of consecutive nodes of `role` with the same messaging costs.
+template <typename SpecOf>
+void messaging_lines(const char* role, std::uint32_t count, SpecOf spec_of, std::vector<std::string>& out) {
+  for (std::uint32_t first = 0; first < count;) {
+    std::uint32_t last = first;
+    while (last + 1 < count && same(spec_of(last + 1).messaging, spec_of(first).messaging)) ++last;
+    const MessagingSpec& m = spec_of(first).messaging;
+    if (!m.free()) {
+      const std::string who = first == 0 && last + 1 == count
+                                  ? std::string(role) + "s"
+                                  : std::string(role) + " " + std::to_string(first) +
+                                        (last > first ? "-" + std::to_string(last) : std::string());
+      out.push_back("messaging: " + who + ": " + messaging_text(m));
+    }
+    first = last + 1;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> host_cost_lines(const ClusterSection& c) {
+  std::vector<std::string> lines;
+  messaging_lines("worker", c.workers, [&](std::uint32_t w) -> const HostGroupSpec& { return c.worker_spec(w); },
+                  lines);
+  messaging_lines("server", c.servers, [&](std::uint32_t i) -> const HostGroupSpec& { return c.server_spec(i); },
+                  lines);
+  if (c.cpu) {
+    const std::string cores = std::to_string(c.cpu->cores) + (c.cpu->cores == 1 ? " core" : " cores");
+    lines.push_back(c.cpu->machines == CpuSpec::Machines::kOne
+                        ? "cpu: " + cores + " on one machine, shared by every node's host work"
+                        : "cpu: " + cores + " per machine, shared by the nodes of each machine");
+  }
+  return lines;
+}
+
+}  // namespace pstwin
