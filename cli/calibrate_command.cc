@@ -114,7 +114,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   const std::string transport = (*vm)["transport"].as<std::string>();
   const std::vector<std::string> known = measurable_transports();
   if (transport == "ucx") {
-    std::cerr << "pstwin calibrate: --transport ucx: this build has no UCX transport to measure; "
+    std::cerr << "pstwin calibrate: --transport ucx: not measured yet (UCX links two servers or workers, "
+                 "and calibrate's pair is a scheduler and a server, which always talk ZeroMQ); "
                  "use zmq-curve, zmq or inproc\n";
     return 2;
   }
