@@ -10,6 +10,7 @@
 #include <simgrid/s4u.hpp>
 
 #include "runtime/codec.h"
+#include "sim/nic_window.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -27,6 +28,7 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
   const auto size = static_cast<std::uint64_t>(encoded_size(msg));
   world.bytes_sent += size;
   ++world.messages_sent;
+  if (world.nic_senders) return world.nic_senders->send(from, to, std::move(msg), size);
   auto* payload = new Message(std::move(msg));
   // If the receiver is gone the transfer never completes; SimGrid then frees the payload.
   world.mailboxes[to]->put_init(payload, size)->detach(
@@ -58,12 +60,16 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
-  mailbox_->set_receiver(sg4::Actor::self());
+  if (world.nic_senders) windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
+  else mailbox_->set_receiver(sg4::Actor::self());
 }
 
 SimEnv::~SimEnv() {
   // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
   // while the actor is being killed (its host failed): it may not call into SimGrid then.
+  if (windowed_ && std::uncaught_exceptions() == 0)
+    windowed_->close(world_.nic_senders->nic_actor(self_));
+  if (windowed_) return;
   if (std::uncaught_exceptions() > 0) {
     (void)pending_.detach();  // not released: that would call into SimGrid
     return;
@@ -90,6 +96,7 @@ void SimEnv::ModelledStore::store(const ShardCheckpoint& checkpoint) {
 }
 
 std::optional<Message> SimEnv::recv(double timeout_s) {
+  if (windowed_) return windowed_->recv(timeout_s);
   const double deadline = now() + timeout_s;
   for (;;) {
     // One receive stays posted across calls: Mailbox::get(timeout) would cancel a transfer that

@@ -15,6 +15,7 @@
 #include "runtime/roles/role_factory.h"
 #include "sim/fault_injection.h"
 #include "sim/link_load.h"
+#include "sim/nic_window.h"
 #include "sim/platform.h"
 #include "sim/sim_env.h"
 #include "sim/simgrid_options.h"
@@ -101,6 +102,14 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   for (NodeId n = 0; n < layout.nodes(); ++n) {
     world.mailboxes.push_back(sg4::Mailbox::by_name(host_name(layout, n)));
     world.devices.push_back(node_device(scenario.cluster, layout, n));
+  }
+
+  // NIC windows (opt-in): their daemon actors start before the roles, on the nodes' hosts.
+  std::unique_ptr<NicSenders> nic_senders;
+  if (scenario.simulation.nic_window > 0) {
+    nic_senders = std::make_unique<NicSenders>(scenario.simulation.nic_window, world.mailboxes, hosts);
+    world.nic_senders = nic_senders.get();
+    world.nic_window = scenario.simulation.nic_window;
   }
 
   std::vector<bool> finished(layout.nodes(), false);
