@@ -11,6 +11,7 @@
 
 #include "runtime/codec.h"
 #include "sim/host_cpus.h"
+#include "sim/nic_window.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -28,6 +29,7 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg) {
   const auto size = static_cast<std::uint64_t>(encoded_size(msg));
   world.bytes_sent += size;
   ++world.messages_sent;
+  if (world.nic_senders) return world.nic_senders->send(from, to, std::move(msg), size);
   auto* payload = new Message(std::move(msg));
   // If the receiver is gone the transfer never completes; SimGrid then frees the payload.
   world.mailboxes[to]->put_init(payload, size)->detach(
@@ -59,12 +61,16 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
-  mailbox_->set_receiver(sg4::Actor::self());
+  if (world.nic_senders) windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
+  else mailbox_->set_receiver(sg4::Actor::self());
 }
 
 SimEnv::~SimEnv() {
   // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
   // while the actor is being killed (its host failed): it may not call into SimGrid then.
+  if (windowed_ && std::uncaught_exceptions() == 0)
+    windowed_->close(world_.nic_senders->nic_actor(self_));
+  if (windowed_) return;
   if (std::uncaught_exceptions() > 0) {
     (void)pending_.detach();  // not released: that would call into SimGrid
     return;
@@ -105,6 +111,12 @@ void SimEnv::ModelledStore::store(const ShardCheckpoint& checkpoint) {
 }
 
 std::optional<Message> SimEnv::recv(double timeout_s) {
+  if (windowed_) {
+    // Under a NIC window the message arrives the same way; its receiving costs the same.
+    std::optional<Message> m = windowed_->recv(timeout_s);
+    if (!m) return m;
+    return received(std::make_unique<Message>(std::move(*m)));
+  }
   const double deadline = now() + timeout_s;
   for (;;) {
     // One receive stays posted across calls: Mailbox::get(timeout) would cancel a transfer that

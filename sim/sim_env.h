@@ -20,6 +20,9 @@ class Mailbox;
 
 namespace pstwin {
 
+class NicSenders;
+class WindowedInbox;
+
 /// What all nodes of one simulated run share. Single-threaded (SimGrid runs actors one at a time).
 struct SimWorld {
   JobLayout layout;
@@ -49,6 +52,10 @@ struct SimWorld {
     Message msg;
   };
   std::vector<Parked> parked;
+  /// "simulation.nic_window": the nodes' NIC senders (sim/nic_window.h), or null when no window
+  /// applies and every message is a flow from the moment it is sent.
+  NicSenders* nic_senders = nullptr;
+  std::uint32_t nic_window = 0;
 };
 
 /// Sends the parked messages whose endpoints both have their links up again, in send order,
@@ -120,6 +127,8 @@ class SimEnv : public Env {
   /// with the wait (which would lose the message).
   simgrid::s4u::CommPtr pending_;
   Message* pending_payload_ = nullptr;
+  /// With a NIC window, the receives posted on mailbox_ instead of pending_ (sim/nic_window.h).
+  std::unique_ptr<WindowedInbox> windowed_;
   Rng rng_;
   ModelledStore store_;
 };

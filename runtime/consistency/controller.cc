@@ -23,7 +23,7 @@ std::string consistency_mode_name(ConsistencyMode m) {
 }
 
 ConsistencyController::ConsistencyController(ConsistencyConfig config, std::uint32_t num_workers)
-    : config_(config), pushes_(num_workers, 0), live_(num_workers, true) {
+    : config_(config), pushes_(num_workers, 0), live_(num_workers, true), live_count_(num_workers) {
   if (num_workers == 0) {
     throw std::invalid_argument("consistency: num_workers must be at least 1");
   }
@@ -119,6 +119,7 @@ bool ConsistencyController::set_live(std::uint32_t worker, bool live) {
   check_worker(worker, pushes_.size(), "set_live");
   if (live_[worker] == live) return false;
   live_[worker] = live;
+  live_count_ = live ? live_count_ + 1 : live_count_ - 1;
   if (config_.mode != ConsistencyMode::kBsp) return false;
   // Only live workers' arrivals count, so a worker that already arrived moves in or out of the
   // count with its liveness.
@@ -147,6 +148,7 @@ bool ConsistencyController::rejoin(std::uint32_t worker, std::int64_t clock) {
   // Exactly `clock`, even below what its former process pushed: the new process pushes `clock`
   // next (a gradient its former process left buffered for that clock is replaced by the new one).
   pushes_[worker] = clock;
+  if (!live_[worker]) ++live_count_;
   live_[worker] = true;
   if (config_.mode != ConsistencyMode::kBsp) return false;
   const bool arrived = pushes_[worker] > applied_clock_;
@@ -175,13 +177,12 @@ void ConsistencyController::restore(const ConsistencyState& s) {
                                 std::to_string(pushes_.size()));
   pushes_ = s.pushes;
   live_ = s.live;
+  live_count_ = static_cast<std::uint32_t>(std::count(live_.begin(), live_.end(), true));
   applied_clock_ = s.applied_clock;
   arrived_for_clock_ = s.arrived_for_clock;
 }
 
-std::uint32_t ConsistencyController::live_count() const {
-  return static_cast<std::uint32_t>(std::count(live_.begin(), live_.end(), true));
-}
+std::uint32_t ConsistencyController::live_count() const { return live_count_; }
 
 std::uint32_t ConsistencyController::barrier_quorum() const {
   const std::int64_t quorum =

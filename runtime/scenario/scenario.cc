@@ -148,6 +148,7 @@ Scenario parse_resolved_scenario(const nlohmann::json& doc, const std::string& b
   if (o.has("partition")) s.partition = parse_partition(o.at("partition"), o.ptr("partition"));
   check_joins_need_hash(s);
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
+  check_nic_window_applies(s.simulation, s.fault_tolerance.enabled);
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

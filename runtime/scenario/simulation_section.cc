@@ -73,8 +73,10 @@ namespace pstwin::scenario_sections {
 using namespace scenario_json;
 
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"cfg"});
+  const Object o(v, ptr, {"cfg", "nic_window"});
   SimulationSection s;
+  if (o.has("nic_window"))
+    s.nic_window = static_cast<std::uint32_t>(read_uint(o.at("nic_window"), o.ptr("nic_window"), 1, 1000000));
   if (!o.has("cfg")) return s;
   const json& list = read_array(o.at("cfg"), o.ptr("cfg"), /*allow_empty=*/true);
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -85,6 +87,18 @@ SimulationSection parse_simulation(const nlohmann::json& v, const std::string& p
     s.cfg.push_back(std::move(option));
   }
   return s;
+}
+
+}  // namespace pstwin::scenario_sections
+
+namespace pstwin::scenario_sections {
+
+void check_nic_window_applies(const SimulationSection& s, bool fault_tolerance) {
+  if (s.nic_window == 0 || !fault_tolerance) return;
+  throw ScenarioError("/simulation/nic_window",
+                      "does not apply to a job with fault tolerance or failures: heartbeats would "
+                      "wait behind data in the window and be taken for lost nodes; remove "
+                      "nic_window or the fault_tolerance and failures sections");
 }
 
 }  // namespace pstwin::scenario_sections

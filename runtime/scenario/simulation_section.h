@@ -3,6 +3,7 @@
 // question (runtime/ never includes SimGrid: docs/DESIGN.md, "Layers").
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,10 @@ struct SimulationSection {
   /// SimGrid's engine as --cfg=NAME:VALUE in this order, before simulate's own --cfg flags (so
   /// a flag overrides the scenario for the same name; SimGrid keeps the last value).
   std::vector<std::string> cfg;
+  /// "nic_window": at most this many transfers in flight out of each node's NIC and into it; the
+  /// rest wait in send order (docs/DESIGN.md, "NIC windows"). 0 (absent): no limit, every message
+  /// is a flow from the moment it is sent (the exact model). Changes simulated time; opt-in.
+  std::uint32_t nic_window = 0;
 };
 
 /// Why `option` is not spelled as one SimGrid option "NAME:VALUE", or "" when it is. NAME is
@@ -31,9 +36,16 @@ std::string simgrid_option_syntax_error(const std::string& option);
 
 namespace pstwin::scenario_sections {
 
-/// "simulation": an object with the optional key "cfg", a list of strings (possibly empty) that
-/// pass simgrid_option_syntax_error. Throws ScenarioError at the section's pointer (or its
-/// entry's, "/simulation/cfg/1") for an unknown key, a wrong type or a misspelt option.
+/// "simulation": an object with the optional keys "cfg", a list of strings (possibly empty) that
+/// pass simgrid_option_syntax_error, and "nic_window", an integer in [1, 1000000]. Throws
+/// ScenarioError at the section's pointer (or its entry's, "/simulation/cfg/1") for an unknown
+/// key, a wrong type, a number out of range or a misspelt option.
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr);
+
+/// Refuses "nic_window" where it does not apply: with fault tolerance or failures, whose
+/// heartbeats would wait behind data in the window and be taken for lost nodes, and whose
+/// restarted nodes move to fresh mailboxes the window does not follow. Throws ScenarioError at
+/// "/simulation/nic_window"; does nothing when nic_window is 0.
+void check_nic_window_applies(const SimulationSection& s, bool fault_tolerance);
 
 }  // namespace pstwin::scenario_sections
