@@ -38,7 +38,7 @@ TEST(CliVariantFailures, LaunchAndValidateNameTheVariantsPointer) {
   r = run_pstwin("validate " + dir + "/s.json --set /training/time_budget=0.05s");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("note: /variants/1/set/~1failures (variant grow): launch injects these only with "
-                          "--transport zmq on local processes"),
+                          "--transport zmq or ucx on local processes"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("warning: /variants/1/set/~1failures (variant grow): server:1 joins at 0.1 s, not before "
