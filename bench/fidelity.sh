@@ -21,8 +21,10 @@
 # simulated platform; defaults from build/bench/kernels_bench on the 2-core test machine);
 # FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists;
 # FIDELITY_CALIBRATE_ARGS adds words to its command line, e.g. "--quick");
-# FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_IPERF_S: seconds
-# of iperf3 per link measured (whole seconds, default 2); FIDELITY_EVAL_EVERY: clocks between
+# FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_SIM_SET: --set
+# words for simulate only, e.g. '/simulation={"nic_window":1}' (no spaces inside one);
+# FIDELITY_IPERF_S: seconds of iperf3 per link measured (whole seconds, default 2);
+# FIDELITY_EVAL_EVERY: clocks between
 # evaluations (default 10; the real scheduler's evaluation takes CPU from the roles).
 # Exit status: 0 done; 1 a run or measurement failed; 2 bad usage, a tool missing, or names in
 # use; 77 this machine does not allow namespaces (not root, no iproute2, `ip netns add` refused).
@@ -147,6 +149,7 @@ esac
 mkdir -p "$OUT"
 cfg=()
 for c in ${FIDELITY_CFG:-}; do cfg+=(--cfg "$c"); done
+for c in ${FIDELITY_SIM_SET:-}; do cfg+=(--set "$c"); done
 declare -A measured calibrated_now
 rows="$WORK/rows.txt"
 : >"$rows"
@@ -212,4 +215,4 @@ done
 # What --resimulate reads back: the cases of this run, after those of earlier runs into DIR.
 ((RESIMULATE)) || { grep -v -F -f <(cut -d' ' -f1 "$rows" | sed 's/.*/& /') "$OUT/cases.txt" 2>/dev/null || true; cat "$rows"; } >"$WORK/cases.after"
 ((RESIMULATE)) || { cp "$WORK/cases.after" "$OUT/cases.txt"; printf '%s\n' "${CASES[@]}" >"$OUT/specs.txt"; }
-/usr/bin/python3 "$HERE/fidelity_table.py" "$rows" "$OUT" "$platform${FIDELITY_CFG:+, --cfg $FIDELITY_CFG}"
+/usr/bin/python3 "$HERE/fidelity_table.py" "$rows" "$OUT" "$platform${FIDELITY_CFG:+, --cfg $FIDELITY_CFG}${FIDELITY_SIM_SET:+, --set $FIDELITY_SIM_SET}"
