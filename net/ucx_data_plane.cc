@@ -106,6 +106,7 @@ UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FrameP
 }
 
 void UcxDataPlane::close_endpoint(void* ep) {
+  if (ep == nullptr) return;  // never connected (connect() found the peer gone)
   ucp_request_param_t param{};
   param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
   param.flags = UCP_EP_CLOSE_FLAG_FORCE;
@@ -163,7 +164,17 @@ void UcxDataPlane::connect(NodeId id, const std::string& address_hex) {
   params.err_mode = peer_failures_ ? UCP_ERR_HANDLING_MODE_PEER : UCP_ERR_HANDLING_MODE_NONE;
   params.err_handler.cb = [](void* arg, ucp_ep_h, ucs_status_t) { static_cast<Peer*>(arg)->failed = true; };
   params.err_handler.arg = peer.get();
-  check(ucp_ep_create(wrk(worker_), &params, &peer->ep), "connect to node " + std::to_string(id));
+  const ucs_status_t status = ucp_ep_create(wrk(worker_), &params, &peer->ep);
+  if (status != UCS_OK) {
+    // The peer is gone already (over TCP: its port refuses the connection). As for an endpoint
+    // that fails later, its messages are dropped until an address update connects again: a
+    // dead worker must not take its servers down with it.
+    std::cerr << "pstwin: UCX: cannot connect to node " << id << " (" << ucs_status_string(status)
+              << "; its process is gone?); messages to it are dropped\n";
+    peer->ep = nullptr;
+    peer->failed = true;
+    peer->said = true;
+  }
   peers_[id] = std::move(peer);
 }
 

@@ -64,8 +64,9 @@ class UcxDataPlane {
   std::string transports() const;
 
   /// Creates (or replaces) the endpoint to node `id` at hex worker address `address_hex`.
-  /// Throws std::invalid_argument for an address that is not hex, std::runtime_error naming
-  /// UCX's status when the endpoint cannot be made.
+  /// Throws std::invalid_argument for an address that is not hex. When UCX cannot make the
+  /// endpoint (the peer is gone: its port refuses), the peer counts as failed, as an endpoint
+  /// that fails later does: its messages are dropped, said once, until connect() is called again.
   void connect(NodeId id, const std::string& address_hex);
   /// Whether an endpoint to `id` exists (connect() was called and it was not forgotten).
   bool connected(NodeId id) const { return peers_.count(id) > 0; }
