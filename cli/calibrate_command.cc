@@ -3,7 +3,9 @@
 // "Calibrating to your machine").
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -147,6 +149,22 @@ int calibrate_command(const std::vector<std::string>& args) {
   const fs::path out_dir = fs::path(out).parent_path();
   if (!out_dir.empty() && !fs::is_directory(out_dir)) {
     std::cerr << "pstwin calibrate: --out: the folder " << out_dir << " does not exist\n";
+    return 2;
+  }
+  // Said before a minute of measuring, not after: a name that cannot hold the result.
+  if (out.empty() || fs::path(out).filename() == "calibration.csv") {
+    std::cerr << "pstwin calibrate: --out '" << out << "': give a file name other than calibration.csv "
+              << "(the raw measurements go to calibration.csv beside it), e.g. calibrated.json\n";
+    return 2;
+  }
+  if (std::error_code ec; fs::exists(out, ec) && !fs::is_regular_file(out, ec)) {
+    std::cerr << "pstwin calibrate: --out " << out << " exists and is not a regular file (a device, FIFO or "
+              << "socket); give the file to write, e.g. calibrated.json\n";
+    return 2;
+  }
+  if (::access(out_dir.empty() ? "." : out_dir.c_str(), W_OK) != 0) {
+    std::cerr << "pstwin calibrate: --out " << out << ": cannot write in " << (out_dir.empty() ? fs::path(".") : out_dir)
+              << ": " << std::strerror(errno) << "\n";
     return 2;
   }
   const bool quick = (*vm)["quick"].as<bool>();

@@ -1,6 +1,7 @@
 #include "cli/child_process.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,6 +31,12 @@ extern "C" void stop_children_and_die(int sig) {
 }
 }  // namespace
 
+void die_with_parent(pid_t parent) {
+  // The death signal survives exec; checking the parent after setting it closes the window in
+  // which the parent died before the request.
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(143);
+}
+
 void forward_termination_to_children() {
   struct sigaction sa {};
   sa.sa_handler = stop_children_and_die;
@@ -43,11 +50,13 @@ pid_t spawn(const std::vector<std::string>& argv) {
   args.push_back(nullptr);
   std::cout.flush();
   std::cerr.flush();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     // The child starts with the default dispositions, not the launcher's forwarding handler.
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
+    die_with_parent(parent);
     execvp(args[0], args.data());
     std::cerr << "pstwin: cannot start " << argv[0] << ": " << std::strerror(errno) << "\n";
     _exit(127);

@@ -10,8 +10,16 @@ namespace pstwin::cli {
 
 /// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stdout and
 /// stderr inherited. Throws std::runtime_error when fork fails; a failed exec exits the child
-/// with status 127 and a message on stderr.
+/// with status 127 and a message on stderr. The child ends when this process does
+/// (die_with_parent). REQUIRES: called from the main thread.
 pid_t spawn(const std::vector<std::string>& argv);
+
+/// In a child just forked by `parent`: asks Linux to send it SIGTERM when the thread that forked
+/// it ends (prctl PR_SET_PDEATHSIG), and ends it at once if `parent` is already gone. A launcher
+/// or simulate killed with SIGKILL forwards nothing, and its children would otherwise go on
+/// writing into an output folder whose lock died with it. REQUIRES: called in the child, and
+/// the fork made by a thread that lives as long as the child should (the main thread).
+void die_with_parent(pid_t parent);
 
 /// Exit status of a finished child: its exit code, or 128 + signal.
 int exit_status_of(int wait_status);

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/child_process.h"
+
 namespace pstwin::cli {
 
 namespace {
@@ -57,9 +59,11 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
   auto launch = [&](std::size_t index) {
     int fds[2];
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
+      die_with_parent(parent);
       close(fds[0]);
       for (const auto& c : running) close(c.fd);
       auto report = [fd = fds[1]](double t, double f) {

@@ -114,6 +114,15 @@ TEST(CliCalibrate, RefusesWhatItCannotMeasure) {
   EXPECT_EQ(device.exit_code, 2);
   EXPECT_NE(device.output.find("--device must be cpu or cuda, not 'tpu'"), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(dir + "/c.json"));
+  // Names that cannot hold the result are refused before measuring (a trial lost the file to
+  // its own CSV, and wrote into /dev beside /dev/null).
+  const auto csv = run_pstwin("calibrate --quick --out " + dir + "/calibration.csv");
+  EXPECT_EQ(csv.exit_code, 2);
+  EXPECT_NE(csv.output.find("give a file name other than calibration.csv"), std::string::npos) << csv.output;
+  const auto dev = run_pstwin("calibrate --quick --out /dev/null");
+  EXPECT_EQ(dev.exit_code, 2);
+  EXPECT_NE(dev.output.find("is not a regular file"), std::string::npos) << dev.output;
+  EXPECT_FALSE(std::filesystem::exists("/dev/calibration.csv"));
 }
 
 }  // namespace

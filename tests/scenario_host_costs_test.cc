@@ -114,6 +114,11 @@ TEST(ScenarioHostCosts, RefusesBadValuesAtTheirPointer) {
   expect_error(with("/server/messaging", {{"receive_per_message", "-1us"}}),
                "/cluster/server/messaging/receive_per_message", "negative");
   expect_error(with("/server/messaging", "25us"), "/cluster/server/messaging", "object");
+  // Absurd figures would stall the run for hours instead (a trial's 1e300s): refused.
+  expect_error(with("/worker/messaging", {{"send_per_message", "1e300s"}}),
+               "/cluster/worker/messaging/send_per_message", "at most 1s");
+  expect_error(with("/worker/messaging", {{"receive_per_byte", "2us"}}),
+               "/cluster/worker/messaging/receive_per_byte", "at most 1us");
   expect_error(with("/cpu", {{"cores", 0}, {"machines", "one"}}), "/cluster/cpu/cores", "");
   expect_error(with("/cpu", {{"cores", 2}, {"machines", "two"}}), "/cluster/cpu/machines", "per_host");
   expect_error(with("/cpu", {{"cores", 2}}), "/cluster/cpu/machines", "missing");

@@ -21,13 +21,19 @@ MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr) {
   const Object o(v, ptr, {"send_per_message", "send_per_byte", "receive_per_message", "receive_per_byte"});
   MessagingSpec m;
   // Every figure may be 0 (a cost this transport does not have) and each may be left out.
-  const auto read = [&](const char* key, const char* example, double& out) {
-    if (o.has(key)) out = read_unit(o.at(key), o.ptr(key), parse_duration_s, example, false);
+  // Bounds far above any real host (a message costing a second of CPU, a byte a microsecond,
+  // i.e. 1 MB/s) but low enough that a typo cannot turn a run into a silent hours-long stall.
+  const auto read = [&](const char* key, const char* example, double limit_s, const char* limit, double& out) {
+    if (!o.has(key)) return;
+    out = read_unit(o.at(key), o.ptr(key), parse_duration_s, example, false);
+    if (out > limit_s)
+      throw ScenarioError(o.ptr(key), std::string("at most ") + limit + " (host CPU time; e.g. " + example +
+                                          "), got " + seconds_text(out) + " s");
   };
-  read("send_per_message", "25us", m.send_per_message_s);
-  read("send_per_byte", "0.4ns", m.send_per_byte_s);
-  read("receive_per_message", "25us", m.receive_per_message_s);
-  read("receive_per_byte", "0.4ns", m.receive_per_byte_s);
+  read("send_per_message", "25us", 1.0, "1s", m.send_per_message_s);
+  read("send_per_byte", "0.4ns", 1e-6, "1us", m.send_per_byte_s);
+  read("receive_per_message", "25us", 1.0, "1s", m.receive_per_message_s);
+  read("receive_per_byte", "0.4ns", 1e-6, "1us", m.receive_per_byte_s);
   return m;
 }
 

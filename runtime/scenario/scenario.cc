@@ -29,6 +29,27 @@ using namespace scenario_sections;
 
 namespace {
 
+/// "simulation.nic_window" gives each node a NIC actor of its own on its own host
+/// (sim/nic_window.h): built for a star of separate machines. Elsewhere (other topologies,
+/// servers sharing machines, several workers per machine) SimGrid finds no route between the
+/// actors and aborts, so those are refused here. Throws ScenarioError at /simulation/nic_window.
+void check_nic_window_layout(const Scenario& s) {
+  if (s.simulation.nic_window == 0) return;
+  const ClusterSection& c = s.cluster;
+  std::string why;
+  if (c.topology.kind != TopologySpec::Kind::kStar)
+    why = std::string("topology \"") + c.topology.name() + "\"";
+  else if (c.server_placement != ServerPlacement::kSeparate)
+    why = "servers placed on the workers' machines (server_placement)";
+  else if (c.workers_per_host > 1)
+    why = "workers_per_host " + std::to_string(c.workers_per_host);
+  if (why.empty()) return;
+  throw ScenarioError("/simulation/nic_window",
+                      "applies only to a star of separate machines (topology \"star\", server_placement "
+                      "\"separate\", workers_per_host 1), not with " + why +
+                          ": remove nic_window (the exact model has no such limit)");
+}
+
 /// Applies one "/json/pointer=value" override to `doc`. The value is JSON when it parses ("8",
 /// "true", "[1,2]", "\"x\"") and a plain string otherwise ("bsp"), so shells need no extra quotes.
 /// The parent must exist: an override creates at most the last key, which catches typos early.
@@ -149,6 +170,7 @@ Scenario parse_resolved_scenario(const nlohmann::json& doc, const std::string& b
   check_joins_need_hash(s);
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   check_nic_window_applies(s.simulation, s.fault_tolerance.enabled);
+  check_nic_window_layout(s);
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

@@ -76,7 +76,7 @@ SimulationSection parse_simulation(const nlohmann::json& v, const std::string& p
   const Object o(v, ptr, {"cfg", "nic_window"});
   SimulationSection s;
   if (o.has("nic_window"))
-    s.nic_window = static_cast<std::uint32_t>(read_uint(o.at("nic_window"), o.ptr("nic_window"), 1, 1000000));
+    s.nic_window = static_cast<std::uint32_t>(read_uint(o.at("nic_window"), o.ptr("nic_window"), 1, kMaxNicWindow));
   if (!o.has("cfg")) return s;
   const json& list = read_array(o.at("cfg"), o.ptr("cfg"), /*allow_empty=*/true);
   for (std::size_t i = 0; i < list.size(); ++i) {

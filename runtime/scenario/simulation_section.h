@@ -12,6 +12,10 @@
 namespace pstwin {
 
 /// "simulation": ignored by launch and node (real runs have no SimGrid engine).
+/// The widest "nic_window": each window slot is a receive kept posted, so its cost grows with
+/// the window, and a window as wide as a node's peers is the exact model at a higher cost.
+inline constexpr std::uint32_t kMaxNicWindow = 1024;
+
 struct SimulationSection {
   /// "cfg": SimGrid configuration options, each "NAME:VALUE" ("network/model:CM02"), given to
   /// SimGrid's engine as --cfg=NAME:VALUE in this order, before simulate's own --cfg flags (so
@@ -37,7 +41,7 @@ std::string simgrid_option_syntax_error(const std::string& option);
 namespace pstwin::scenario_sections {
 
 /// "simulation": an object with the optional keys "cfg", a list of strings (possibly empty) that
-/// pass simgrid_option_syntax_error, and "nic_window", an integer in [1, 1000000]. Throws
+/// pass simgrid_option_syntax_error, and "nic_window", an integer in [1, kMaxNicWindow]. Throws
 /// ScenarioError at the section's pointer (or its entry's, "/simulation/cfg/1") for an unknown
 /// key, a wrong type, a number out of range or a misspelt option.
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr);
