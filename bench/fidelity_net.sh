@@ -46,7 +46,16 @@ net_up() {
     exit 77
   fi
   ip netns del "$(net_ns 0)"
-  ip link add "$(net_bridge)" type bridge
+  # A kernel (or container) may allow namespaces yet lack bridges, veth pairs or tbf: each is
+  # tried once, and its absence is a skip, not a failure.
+  if ! { ip link add "${NET_PREFIX}probe0" type veth peer name "${NET_PREFIX}probe1" &&
+         tc qdisc add dev "${NET_PREFIX}probe0" root tbf rate 1gbit burst 256kb latency 100ms &&
+         ip link add "$(net_bridge)" type bridge; } 2>"$WORK/netns.err"; then
+    ip link del "${NET_PREFIX}probe0" 2>/dev/null || true
+    echo "fidelity: SKIPPED: no veth pairs, tbf shaping or bridges here ($(cat "$WORK/netns.err"))" >&2
+    exit 77
+  fi
+  ip link del "${NET_PREFIX}probe0"
   ip addr add "$(net_scheduler_address)/24" dev "$(net_bridge)"
   ip link set "$(net_bridge)" up
   for ((i = 0; i < n; ++i)); do
