@@ -98,6 +98,22 @@ TEST(ClusterInclude, AMissingFileIsAnErrorAtTheInclude) {
   EXPECT_NE(e.find("No such file"), std::string::npos) << e;
 }
 
+// A trial included /dev/zero (and ran validate on it): 6 GB of memory in 10 s, then killed. A
+// device, a FIFO or a folder is refused before reading, as a scenario file or an include.
+TEST(ClusterInclude, AFolderOrADeviceIsRefusedBeforeReading) {
+  ScratchDir dir("include");
+  const std::string zero =
+      dir.write("z.json", scenario_with({{"include", "/dev/zero"}, {"workers", 2}, {"servers", 1}}).dump());
+  std::string e = error_of(zero);
+  EXPECT_NE(e.find("/cluster/include: the included file \"/dev/zero\" (/dev/zero) is not a regular file"),
+            std::string::npos) << e;
+  const std::string folder =
+      dir.write("f.json", scenario_with({{"include", "/tmp"}, {"workers", 2}, {"servers", 1}}).dump());
+  e = error_of(folder);
+  EXPECT_NE(e.find("is a folder, not a JSON file"), std::string::npos) << e;
+  EXPECT_THROW(load_scenario("/dev/zero", {}), ScenarioError);
+}
+
 TEST(ClusterInclude, ErrorsInsideTheFileNameTheFileAndThePointerInIt) {
   ScratchDir dir("include");
   nlohmann::json bad = nlohmann::json::parse(kIncluded);

@@ -27,14 +27,7 @@ std::string message_of(const ScenarioError& e) {
 }
 
 std::string read_included(const std::string& file, const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw ScenarioError(kIncludePointer, "cannot read the included file \"" + file + "\" (" + path +
-                                             "): " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError(kIncludePointer, "cannot read the included file \"" + file + "\" (" + path + ")");
-  return text.str();
+  return read_json_file_text(path, "the included file \"" + file + "\"", kIncludePointer);
 }
 
 }  // namespace

@@ -194,15 +194,10 @@ Scenario parse_scenario_text(std::string_view text, const std::string& source,
 }
 
 Scenario load_scenario(const std::string& path, const std::vector<std::string>& overrides) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError("", "cannot read scenario file \"" + path + "\": " + std::strerror(errno));
-  std::stringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw ScenarioError("", "cannot read scenario file \"" + path + "\"");
-
+  const std::string text = read_json_file_text(path, "scenario file", "");
   std::string base_dir = std::filesystem::path(path).parent_path().string();
   if (base_dir.empty()) base_dir = ".";
-  return parse_scenario_text(text.str(), path, overrides, base_dir);
+  return parse_scenario_text(text, path, overrides, base_dir);
 }
 
 }  // namespace pstwin

@@ -1,6 +1,11 @@
 #include "runtime/scenario/strict_json.h"
 
+#include <cerrno>
 #include <cstddef>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -98,6 +103,28 @@ json parse_strict_json(std::string_view text, const std::string& base_pointer) {
                                                " is outside the range of a double (magnitude at most "
                                                "1.7976931348623157e308)");
   }
+}
+
+std::string read_json_file_text(const std::string& path, const std::string& what, const std::string& pointer) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status status = fs::status(path, ec);
+  if (ec || !fs::exists(status))
+    throw ScenarioError(pointer, "cannot read " + what + " (" + path + "): " +
+                                     (ec ? ec.message() : std::string(std::strerror(ENOENT))));
+  if (fs::is_directory(status)) throw ScenarioError(pointer, what + " (" + path + ") is a folder, not a JSON file");
+  if (!fs::is_regular_file(status))
+    throw ScenarioError(pointer, what + " (" + path + ") is not a regular file (a device, FIFO or socket)");
+  const std::uintmax_t size = fs::file_size(path, ec);
+  if (!ec && size > kMaxScenarioFileBytes)
+    throw ScenarioError(pointer, what + " (" + path + ") has " + std::to_string(size) + " bytes; at most " +
+                                     std::to_string(kMaxScenarioFileBytes) + " are read");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ScenarioError(pointer, "cannot read " + what + " (" + path + "): " + std::strerror(errno));
+  std::stringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw ScenarioError(pointer, "cannot read " + what + " (" + path + ")");
+  return text.str();
 }
 
 }  // namespace pstwin

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include <string>
 #include <string_view>
@@ -27,5 +28,15 @@ inline constexpr std::size_t kMaxJsonDepth = 64;
 /// - nlohmann::json::parse_error for text that is not JSON (its message has line and column):
 ///   callers decide whether that is an error (a file) or not (a --set value taken as a string).
 nlohmann::json parse_strict_json(std::string_view text, const std::string& base_pointer = "");
+
+/// Largest JSON file a scenario reads (the scenario itself, a cluster include): far above any
+/// real one, and a bound so that /dev/zero or a huge file is an error, not memory exhausted.
+inline constexpr std::uintmax_t kMaxScenarioFileBytes = 64ull << 20;
+
+/// The text of JSON file `path`, which `what` names in errors (e.g. "scenario file", "the
+/// included file \"cal.json\""). Throws ScenarioError at `pointer` when it is missing or
+/// unreadable (with the OS's reason), a folder, not a regular file (a device or FIFO, which could
+/// block or never end), or over kMaxScenarioFileBytes.
+std::string read_json_file_text(const std::string& path, const std::string& what, const std::string& pointer);
 
 }  // namespace pstwin
