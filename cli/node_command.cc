@@ -137,12 +137,12 @@ int node_command(const std::vector<std::string>& args) {
                         (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");
   const std::string transport = (*vm)["transport"].as<std::string>();
   if (transport != "zmq" && transport != "ucx") {
-    std::cerr << "pstwin node: --transport must be zmq or ucx, not '" << transport << "'\n";
+    std::cerr << "pstwin node: " << source("transport") << " must be zmq or ucx, not '" << transport << "'\n";
     return 2;
   }
   if (transport == "ucx" && !insecure) {
-    std::cerr << "pstwin node: --transport ucx needs --insecure: UCX has no authentication, so it is "
-                 "for trusted networks only\n";
+    std::cerr << "pstwin node: " << source("transport") << " ucx needs --insecure: UCX has no authentication, so "
+                 "it is for trusted networks only (--insecure, or PSTWIN_INSECURE=1)\n";
     return 2;
   }
   options.zmq.ucx = transport == "ucx";

@@ -292,7 +292,7 @@ TEST(Launch, NodeNeedsAKeyOrInsecure) {
 TEST(Launch, UcxWithoutInsecureIsRefusedNamingBothFlags) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
-  for (const std::string command :
+  for (const std::string& command :
        {"launch " + dir + "/s.json --transport ucx --out " + dir + "/out",
         "node --role worker --scheduler tcp://127.0.0.1:9 --transport ucx --key-file " + dir + "/k " + dir + "/s.json"}) {
     const auto r = run_pstwin(command);
@@ -301,6 +301,11 @@ TEST(Launch, UcxWithoutInsecureIsRefusedNamingBothFlags) {
         << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+  // From the environment, the error names the variable the value came from.
+  const auto env = run_pstwin_env("PSTWIN_TRANSPORT=ucx", "node --role worker --scheduler tcp://127.0.0.1:9 " +
+                                                              dir + "/s.json");
+  EXPECT_EQ(env.exit_code, 2) << env.output;
+  EXPECT_NE(env.output.find("PSTWIN_TRANSPORT ucx needs --insecure"), std::string::npos) << env.output;
 }
 
 TEST(Launch, NodesOfAnotherTransportAreTurnedAwaySayingSo) {
