@@ -75,8 +75,9 @@ int exit_status_of(int wait_status) {
   return 1;
 }
 
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s) {
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure) {
   std::vector<int> status(pids.size(), -1);
+  if (first_failure) *first_failure = pids.size();
   std::size_t left = pids.size();
   bool failing = false;
   auto deadline = std::chrono::steady_clock::time_point::max();
@@ -91,6 +92,7 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s) {
         status[i] = exit_status_of(ws);
         --left;
         reaped = true;
+        if (status[i] != 0 && !terminated && first_failure && *first_failure == pids.size()) *first_failure = i;
         if (status[i] != 0 && !failing) {
           failing = true;
           deadline = std::chrono::steady_clock::now() +

@@ -25,8 +25,10 @@ void die_with_parent(pid_t parent);
 int exit_status_of(int wait_status);
 
 /// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
-/// are then sent SIGTERM (and SIGKILL 5 s later). Returns the exit statuses, in order.
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s);
+/// are then sent SIGTERM (and SIGKILL 5 s later). Returns the exit statuses, in order. When
+/// `first_failure` is given, it is set to the index of the first pid that ended non-zero by
+/// itself (before any signal from here; e.g. killed by someone else), or pids.size() if none.
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr);
 
 /// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
 /// well (as SIGTERM), before this process ends as the signal would have ended it. So stopping a

@@ -244,19 +244,24 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   // missing; its connect timeout counts from the latest registration, so it may fire a little
   // after the launcher saw the failure. The launcher stops it only well after that.
   const double grace_s = 1.5 * s.connect_timeout_s + 5.0;
-  const auto status = wait_all(pids, grace_s);
+  std::size_t first = pids.size();
+  const auto status = wait_all(pids, grace_s, &first);
   if (!fs::exists(dir + "/summary.json")) {
     std::string reason = "the scheduler exited with status " + std::to_string(status[0]) +
                          " before writing a summary (see its messages above)";
-    // The first node that failed by itself (not one the launcher stopped with SIGTERM or SIGKILL).
-    for (std::uint32_t r = 0; r < roles; ++r)
-      if (status[r + 1] != 0 && status[r + 1] != 128 + SIGTERM && status[r + 1] != 128 + SIGKILL) {
-        const bool server = r < scenario.cluster.servers;
-        reason += "; " + std::string(server ? "server:" : "worker:") +
-                  std::to_string(server ? r : r - scenario.cluster.servers) + " had exited with status " +
-                  std::to_string(status[r + 1]);
-        break;
-      }
+    // The first node that ended by itself (not stopped by the launcher), a signal from elsewhere
+    // (an OOM kill, a user's kill -9) included.
+    if (first >= 1 && first < pids.size()) {
+      const std::uint32_t r = static_cast<std::uint32_t>(first - 1);
+      const bool server = r < scenario.cluster.servers;
+      const int st = status[first];
+      reason += "; first " + std::string(server ? "server:" : "worker:") +
+                std::to_string(server ? r : r - scenario.cluster.servers) + " had exited with status " +
+                std::to_string(st) + (st > 128 ? " (signal " + std::to_string(st - 128) + ")" : "") +
+                (scenario.fault_tolerance.enabled ? "" : ", and the job has no fault tolerance to go on without it");
+    } else if (first == 0) {
+      reason += "; it was the first node to end";
+    }
     write_missing_summary(dir, variant, reason);
   }
   for (std::size_t i = 0; i < status.size(); ++i)
