@@ -26,10 +26,13 @@ void HostChain::forward_parameters(const Message& reply) {
 }
 
 std::optional<Message> HostChain::take_early() {
-  if (early_.empty()) return std::nullopt;
-  Message m = std::move(early_.front());
-  early_.pop_front();
-  return m;
+  for (auto it = early_.begin(); it != early_.end(); ++it)
+    if (it->header.type != MsgType::kHostReduce) {
+      Message m = std::move(*it);
+      early_.erase(it);
+      return m;
+    }
+  return std::nullopt;
 }
 
 std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t clock) {
@@ -37,7 +40,15 @@ std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t cl
   const double deadline = env_.now() + spec_.stall_timeout_s;
   for (;;) {
     const double wait = deadline - env_.now();
-    auto m = wait > 0 ? env_.recv(wait) : std::nullopt;
+    // A partial sum that came before this worker's start (keep_early) is taken first, in order.
+    std::optional<Message> m;
+    for (auto it = early_.begin(); it != early_.end(); ++it)
+      if (it->header.type == MsgType::kHostReduce) {
+        m = std::move(*it);
+        early_.erase(it);
+        break;
+      }
+    if (!m && wait > 0) m = env_.recv(wait);
     if (!m)
       throw std::runtime_error("worker " + std::to_string(worker_) + ": no partial sum of key range " +
                                std::to_string(r) + " for clock " + std::to_string(clock) + " from worker " +

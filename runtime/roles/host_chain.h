@@ -45,8 +45,14 @@ class HostChain {
                                               const float* grad, std::int64_t version);
 
   /// A message that arrived early while add_share waited (parameters of the next clock, handed
-  /// down while later ranges were still being summed); the worker reads these first.
+  /// down while later ranges were still being summed); the worker reads these first. Partial
+  /// sums kept by keep_early are not returned here: add_share takes them.
   std::optional<Message> take_early();
+
+  /// Keeps `m`, a host peer's message (kPullReply handed down, or kHostReduce) that arrived
+  /// before this worker's start: messages from different senders have no order between them,
+  /// so a peer that started first may already be passing parameters or sums along.
+  void keep_early(Message m) { early_.push_back(std::move(m)); }
 
  private:
   /// Rank i-1's partial sum of range r for `clock`; nullopt on kStop.

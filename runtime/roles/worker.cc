@@ -208,6 +208,12 @@ bool Worker::await_start() {
       router_.update(*m);
       continue;
     }
+    // Under hybrid sync a host peer that started first may already hand down parameters or a
+    // partial sum: kept for after the start (seen over ZeroMQ on a loaded machine).
+    if (chain_ && (m->header.type == MsgType::kPullReply || m->header.type == MsgType::kHostReduce)) {
+      chain_->keep_early(std::move(*m));
+      continue;
+    }
     if (m->header.type != MsgType::kStart)
       throw ProtocolError("worker " + std::to_string(index_) + ": expected start, got " +
                           std::string(msg_type_name(m->header.type)));
