@@ -23,17 +23,6 @@ namespace {
 
 constexpr double kReplyTimeout_s = 60.0;
 
-/// Measurements go nowhere: the two nodes run no role.
-class DiscardingSink : public MetricsSink {
- public:
-  void staleness(std::int64_t, std::uint64_t) override {}
-  void updates_applied(std::uint64_t) override {}
-  void bytes_to_servers(std::uint64_t) override {}
-  void eval(EvalRow) override {}
-  void event(double, const std::string&, nlohmann::json) override {}
-  void finish(const std::string&, bool, const std::string&) override {}
-};
-
 double cpu_seconds(clockid_t clock) {
   timespec t{};
   clock_gettime(clock, &t);
@@ -44,7 +33,7 @@ double process_cpu() { return cpu_seconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 /// Two nodes of one transport: `a` (node 0) drives, `b` (node 1) echoes.
 struct EnvPair {
-  DiscardingSink sink;
+  NullSink sink;  // measurements go nowhere: the two nodes run no role
   // in-process
   std::unique_ptr<net::InprocNetwork> network;
   // ZeroMQ

@@ -49,4 +49,16 @@ class MetricsSink {
                     double /*end_s*/) {}
 };
 
+/// A MetricsSink that keeps nothing: for Envs whose nodes run no job worth recording
+/// (calibration's echoing pair, tests of environments and roles).
+class NullSink : public MetricsSink {
+ public:
+  void staleness(std::int64_t, std::uint64_t) override {}
+  void updates_applied(std::uint64_t) override {}
+  void bytes_to_servers(std::uint64_t) override {}
+  void eval(EvalRow) override {}
+  void event(double, const std::string&, nlohmann::json) override {}
+  void finish(const std::string&, bool, const std::string&) override {}
+};
+
 }  // namespace pstwin
