@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/router_receive.h"
 #include "net/span_forwarding.h"
 #include "net/tcp_address.h"
 #include "net/ucx_data_plane.h"
@@ -80,6 +81,14 @@ void ZmqEnv::reject(const std::string& from, const std::string& why) {
 std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  // Nothing but the ROUTER to wait on: a blocking recv, as plain ZeroMQ code waits.
+  while (wake_fd < 0) {
+    auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+    if (!m) return std::nullopt;
+    if (m->frames == 1) return std::make_pair(m->identity.to_string(), std::move(m->payload));
+    reject(printable(m->identity.to_string()),
+           "expected one frame per message, got " + std::to_string(m->frames));
+  }
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
