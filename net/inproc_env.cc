@@ -26,20 +26,12 @@ void InprocNetwork::deliver(NodeId to, Frame frame) {
   {
     std::lock_guard lock(q.mutex);
     q.frames.push_back(std::move(frame));
-    q.waiting.store(q.frames.size(), std::memory_order_release);
   }
   q.ready.notify_one();
 }
 
 std::optional<Frame> InprocNetwork::take(NodeId self, double timeout_s) {
   Queue& q = queues_.at(self);
-  // A reply a few microseconds away is taken without sleeping, where that pays (net/brief_spin.h).
-  const auto spin = timeout_s * 1e6 < static_cast<double>(kSpinBeforeSleep.count())
-                        ? std::chrono::nanoseconds(static_cast<long>(std::max(timeout_s, 0.0) * 1e9))
-                        : std::chrono::nanoseconds(kSpinBeforeSleep);
-  if (q.spin.should_spin())
-    q.spin.spun(spin_briefly(
-        [&] { return q.waiting.load(std::memory_order_acquire) > 0 || aborted_.load(); }, spin));
   std::unique_lock lock(q.mutex);
   if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
                         [&] { return !q.frames.empty() || aborted_.load(); }) ||
@@ -47,7 +39,6 @@ std::optional<Frame> InprocNetwork::take(NodeId self, double timeout_s) {
     return std::nullopt;
   auto frame = std::move(q.frames.front());
   q.frames.pop_front();
-  q.waiting.store(q.frames.size(), std::memory_order_release);
   return frame;
 }
 

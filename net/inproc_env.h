@@ -11,7 +11,6 @@
 #include <mutex>
 #include <vector>
 
-#include "net/brief_spin.h"
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
 #include "net/straggler_hold.h"
@@ -50,9 +49,6 @@ class InprocNetwork {
     std::mutex mutex;
     std::condition_variable ready;
     std::deque<Frame> frames;
-    // frames.size(), readable without the lock: a taker waits awake on it before sleeping.
-    std::atomic<std::size_t> waiting{0};
-    SpinPolicy spin;  // the taker's own (net/brief_spin.h)
   };
   FramePool pool_;
   std::vector<Queue> queues_;
