@@ -1,6 +1,6 @@
-// InprocNetwork::take, the in-process hand-off: a frame is taken whether it arrives while the
-// taker is just starting to wait or already asleep on its queue, a queued one at once, and one sender's
-// frames in order (what any change to how a taker waits must keep).
+// InprocNetwork::take, the in-process hand-off: a frame is taken whether it arrives as the taker
+// starts to wait or once it is asleep on its queue, a queued one at once, and one sender's frames
+// in order (what any change to how a taker waits must keep).
 #include "net/inproc_env.h"
 
 #include <gtest/gtest.h>
