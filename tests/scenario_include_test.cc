@@ -79,6 +79,16 @@ TEST(ClusterInclude, SetAndVariantsMayChooseTheFile) {
   EXPECT_DOUBLE_EQ(both.variant_scenarios[0].cluster.worker.link.bandwidth_Bps, 0.5e9);
   EXPECT_DOUBLE_EQ(both.variant_scenarios[1].cluster.worker.link.bandwidth_Bps, 2e9);
 
+  // Each run records the figures it ran with, not the file's name: a variant's own include
+  // (b.json) and the base's (a.json) alike, so that what decides a sweep's reuse, a summary's
+  // config and a job's fingerprint change when the file does (a trial's sweep reused runs of
+  // an edited file).
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& cluster = both.variant_scenarios[i].source["cluster"];
+    EXPECT_FALSE(cluster.contains("include")) << i << " " << cluster;
+    EXPECT_EQ(cluster["worker"]["link"]["bandwidth"], i == 0 ? "0.5GBps" : "2GBps") << cluster;
+  }
+
   // --set: a relative path is the working directory's, not the scenario's folder.
   const std::string plain = dir.write("plain.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
   const auto here = std::filesystem::current_path();

@@ -199,7 +199,9 @@ Scenario parse_variants(const json& doc, const std::string& base_dir) {
     } catch (const ScenarioError& e) {
       rethrow_in_variant(e, where);
     }
-    resolved.source = std::move(run);
+    // resolved.source is `run` with its /cluster/include (the base's or the variant's own)
+    // resolved into the figures: what a summary records and a sweep or a job fingerprint
+    // compares, so a changed included file is a changed run.
     out.consistency.push_back(resolved.consistency.front());
     out.variant_scenarios.push_back(std::move(resolved));
   }
