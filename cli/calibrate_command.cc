@@ -3,12 +3,10 @@
 // "Calibrating to your machine").
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -17,9 +15,12 @@
 #include "cli/calibration_file.h"
 #include "cli/commands.h"
 #include "cli/hostfile.h"
+#include "cli/output_lock.h"
+#include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "cli/version_text.h"
 #include "kernels/select_backend.h"
+#include "runtime/output/atomic_file.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -142,29 +143,29 @@ int calibrate_command(const std::vector<std::string>& args) {
                  "calibrate on one machine of the job (the link figures are then loopback's)\n";
     return 2;
   }
-  if (fs::is_directory(out)) {
-    std::cerr << "pstwin calibrate: --out " << out << " is a folder; give the file to write (calibrated.json)\n";
-    return 2;
-  }
-  const fs::path out_dir = fs::path(out).parent_path();
-  if (!out_dir.empty() && !fs::is_directory(out_dir)) {
-    std::cerr << "pstwin calibrate: --out: the folder " << out_dir << " does not exist\n";
-    return 2;
-  }
-  // Said before a minute of measuring, not after: a name that cannot hold the result.
-  if (out.empty() || fs::path(out).filename() == "calibration.csv") {
+  // Said before minutes of measuring, not after: a name that cannot hold the result, a file
+  // that cannot be written (a trial gave /proc/x.json), another calibrate writing there.
+  if (fs::path(out).filename() == "calibration.csv") {
     std::cerr << "pstwin calibrate: --out '" << out << "': give a file name other than calibration.csv "
               << "(the raw measurements go to calibration.csv beside it), e.g. calibrated.json\n";
     return 2;
   }
-  if (std::error_code ec; fs::exists(out, ec) && !fs::is_regular_file(out, ec)) {
-    std::cerr << "pstwin calibrate: --out " << out << " exists and is not a regular file (a device, FIFO or "
-              << "socket); give the file to write, e.g. calibrated.json\n";
-    return 2;
-  }
-  if (::access(out_dir.empty() ? "." : out_dir.c_str(), W_OK) != 0) {
-    std::cerr << "pstwin calibrate: --out " << out << ": cannot write in " << (out_dir.empty() ? fs::path(".") : out_dir)
-              << ": " << std::strerror(errno) << "\n";
+  const fs::path out_dir = fs::path(out).parent_path();
+  const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
+  for (const std::string& file : {out, csv})
+    if (const std::string why = cannot_write_file(file); !why.empty()) {
+      std::cerr << "pstwin calibrate: --out " << out << ": "
+                << (file == out ? why + "; give the file to write, e.g. calibrated.json"
+                                : "the raw measurements' file beside it, " + csv + ", " + why +
+                                      "; remove it, or write --out into another folder")
+                << "\n";
+      return 2;
+    }
+  // Two calibrates into one folder would write one calibration.csv: one at a time, as runs.
+  std::string lock_error;
+  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin calibrate: " << lock_error << "\n";
     return 2;
   }
   const bool quick = (*vm)["quick"].as<bool>();
@@ -242,12 +243,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   record.cores = std::max(1u, std::thread::hardware_concurrency());
   record.memcpy_Bps = memcpy_Bps;
   record.quick = quick;
-  const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
   try {
-    std::ofstream file(out);
-    if (!file) throw std::runtime_error("cannot write " + out);
-    file << cluster_section(record, device, chosen_fit).dump(2) << "\n";
-    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+    write_file_atomically(out, cluster_section(record, device, chosen_fit).dump(2) + "\n");
     write_calibration_csv(csv, samples, kernels, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
   } catch (const std::exception& e) {
     std::cerr << "pstwin calibrate: " << e.what() << "\n";
