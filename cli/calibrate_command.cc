@@ -87,9 +87,48 @@ void print_transport_table(const std::vector<TransportFit>& fits) {
               " time is taken out, the file's link; a link at memcpy's rate means the CPU explains it all)\n");
 }
 
-void print_device_row(const std::string& what, const DeviceSpec& d) {
-  std::printf("%-28s %12s %14s %14s\n", what.c_str(), fixed(d.peak_flops / 1e9, 2).c_str(),
-              fixed(d.mem_bandwidth_Bps / 1e9, 2).c_str(), fixed(d.overhead_s * 1e6, 2).c_str());
+/// A rate for the device table: "15.82", or ">= 2.10*" for one the kernels leave open (only a
+/// floor is known: see RooflineSides).
+std::string rate_cell(double rate, bool determined, double at_least) {
+  return determined ? fixed(rate / 1e9, 2) : ">= " + fixed(at_least / 1e9, 2) + "*";
+}
+
+/// One row of the device table; returns whether a rate in it was left open.
+bool print_device_row(const std::string& what, const DeviceSpec& d, const std::vector<KernelSample>& samples) {
+  const RooflineSides sides = roofline_sides(samples, d);
+  std::printf("%-28s %12s %14s %14s\n", what.c_str(),
+              rate_cell(d.peak_flops, sides.flops_determined(), sides.flops_at_least).c_str(),
+              rate_cell(d.mem_bandwidth_Bps, sides.bandwidth_determined(), sides.bandwidth_at_least).c_str(),
+              fixed(d.overhead_s * 1e6, 2).c_str());
+  return !sides.flops_determined() || !sides.bandwidth_determined();
+}
+
+/// The device table: each model's own fit, then the one over all of them, which the file holds,
+/// and what its figures mean (a trial read 21 GB/s per model against 3.3 GB/s written).
+void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSpec& written, double memory_Bps) {
+  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
+  std::vector<KernelSample> all;
+  bool open = false;
+  for (std::size_t i = 0; i < kernels.size();) {
+    std::vector<KernelSample> one;
+    const std::string model = kernels[i].model;
+    for (; i < kernels.size() && kernels[i].model == model; ++i)
+      one.push_back({kernels[i].flops, kernels[i].bytes, kernels[i].seconds});
+    open = print_device_row(model, fit_roofline(one, memory_Bps), one) || open;
+    all.insert(all.end(), one.begin(), one.end());
+  }
+  const bool written_open = print_device_row("all models (written)", written, all);
+  if (open || written_open)
+    std::printf("* not measured, only bounded: the row's kernels were all compute-bound (a GB/s floor) or\n"
+                "  all memory-bound (a GFlop/s floor), and every rate from the floor up fits them alike. One\n"
+                "  model's kernels at several batch sizes share about one flops-to-bytes ratio, so they\n"
+                "  measure one rate only. Where open, the fit takes the bandwidth nearest memcpy's (%.2f GB/s,\n"
+                "  counting bytes read and written).\n",
+                memory_Bps / 1e9);
+  if (kernels.size() > 1 && !written_open)
+    std::printf("all models: one roofline through every kernel above, the device a scenario gets. A model\n"
+                "that reaches less per flop than the others (a sparse one) is memory-bound on it at the\n"
+                "written GB/s, so that rate is what such kernels achieve, not memcpy's.\n");
 }
 
 }  // namespace
@@ -252,15 +291,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
 
   print_transport_table(fits);
-  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
-  for (std::size_t i = 0; i < kernels.size();) {
-    std::vector<KernelSample> one;
-    const std::string model = kernels[i].model;
-    for (; i < kernels.size() && kernels[i].model == model; ++i)
-      one.push_back({kernels[i].flops, kernels[i].bytes, kernels[i].seconds});
-    print_device_row(model, fit_roofline(one, memory_Bps));
-  }
-  print_device_row("all models (written)", device);
+  print_device_table(kernels, device, memory_Bps);
   std::printf("\nmemcpy: %.2f GB/s; cores: %u; device: %s\n", memcpy_Bps / 1e9, record.cores, chosen.c_str());
   std::printf("wrote %s (link and messaging: %s) and %s\n", out.c_str(), transport.c_str(), csv.c_str());
   return 0;
