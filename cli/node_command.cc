@@ -12,6 +12,7 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/flag_source.h"
+#include "cli/output_lock.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
@@ -229,13 +230,13 @@ int node_command(const std::vector<std::string>& args) {
   if (*device != "cpu") std::cerr << "pstwin node (" << options.role << "): kernels on " << chosen << "\n";
   options.quiet = (*vm)["quiet"].as<bool>();
   if (options.quiet) options.progress_interval_s = 0;
-  if (options.role == "scheduler") {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-    if (ec) {
-      std::cerr << "pstwin node: cannot create " << options.out_dir << ": " << ec.message() << "\n";
-      return 2;
-    }
+  // The scheduler writes the outputs: one run at a time per folder, as simulate and launch.
+  std::string lock_error;
+  const auto lock = options.role == "scheduler" ? OutputLock::take(options.out_dir, "node", lock_error)
+                                                : std::optional<OutputLock>();
+  if (options.role == "scheduler" && !lock) {
+    std::cerr << "pstwin node: " << lock_error << "\n";
+    return 2;
   }
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {

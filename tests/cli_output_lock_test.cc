@@ -41,7 +41,10 @@ TEST(CliOutputLock, ASecondRunIntoAHeldFolderIsRefusedNamingTheFolderAndTheHolde
   for (const std::string& command :
        {"simulate " + dir + "/toy.json --quiet --out " + out,
         "sweep " + dir + "/toy.json --quiet --grid /training/batch_size=16 --out " + out,
-        "launch " + dir + "/toy.json --transport inproc --out " + out}) {
+        "launch " + dir + "/toy.json --transport inproc --out " + out,
+        // A scheduler started by hand writes the outputs too (a trial's was not refused).
+        "node --role scheduler --scheduler tcp://127.0.0.1:* --insecure --variant bsp --connect-timeout 1 --out " +
+            out + " " + dir + "/toy.json"}) {
     const auto r = run_pstwin(command);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
     EXPECT_NE(r.output.find(holder), std::string::npos) << command << "\n" << r.output;
