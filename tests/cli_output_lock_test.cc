@@ -48,6 +48,10 @@ TEST(CliOutputLock, ASecondRunIntoAHeldFolderIsRefusedNamingTheFolderAndTheHolde
     const auto r = run_pstwin(command);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
     EXPECT_NE(r.output.find(holder), std::string::npos) << command << "\n" << r.output;
+    // The refusal is all it says: nothing of runs it never starts (a trial's sweep printed
+    // "running 1" first).
+    EXPECT_EQ(r.output.find("pstwin "), 0u) << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << command << "\n" << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(out + "/bsp"));  // nothing written next to the holder's files
 }
