@@ -43,7 +43,7 @@ constexpr const char* kUsage =
     "usage: pstwin launch SCENARIO.json [--transport zmq|ucx|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
     "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
-    "                     [--connect-timeout S] [--stall-timeout S] [--quiet]\n"
+    "                     [--connect-timeout S] [--stall-timeout S] [--metrics-address HOST:PORT|none]\n"
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. --transport ucx\n"
