@@ -13,6 +13,7 @@
 #include "cli/device_option.h"
 #include "cli/flag_source.h"
 #include "cli/output_lock.h"
+#include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
@@ -214,7 +215,22 @@ int node_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
                 << " is ignored: only the scheduler serves live metrics\n";
   }
-  if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+  if (vm->count("checkpoint-dir")) {
+    options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+    // The scheduler and the servers write checkpoints minutes into the job: a folder that cannot
+    // take them is said now, as calibrate tries its outputs (workers write none).
+    if (options.role != "worker") {
+      std::error_code ec;
+      std::filesystem::create_directories(options.checkpoint_dir, ec);
+      const std::string why =
+          ec ? "cannot create it: " + ec.message() : cannot_write_file(options.checkpoint_dir + "/.pstwin-probe");
+      if (!why.empty()) {
+        std::cerr << "pstwin node: " << source("checkpoint-dir") << " " << options.checkpoint_dir << ": " << why
+                  << "\n";
+        return 2;
+      }
+    }
+  }
   if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node", source("connect-timeout"));
   const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node", source("stall-timeout"));

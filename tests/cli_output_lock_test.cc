@@ -56,6 +56,17 @@ TEST(CliOutputLock, ASecondRunIntoAHeldFolderIsRefusedNamingTheFolderAndTheHolde
   EXPECT_FALSE(std::filesystem::exists(out + "/bsp"));  // nothing written next to the holder's files
 }
 
+// Checkpoints come minutes into a job: a node whose --checkpoint-dir cannot take them is refused
+// before it registers, as calibrate tries its outputs before measuring.
+TEST(CliOutputLock, ANodesCheckpointFolderItCannotWriteIsRefusedAtOnce) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin("node --role server --scheduler tcp://127.0.0.1:1 --insecure --variant bsp "
+                            "--connect-timeout 1 --checkpoint-dir /proc/ckpt " + dir + "/toy.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("pstwin node: --checkpoint-dir /proc/ckpt: cannot create it: "), 0u) << r.output;
+}
+
 TEST(CliOutputLock, ALockFileADeadRunLeftDoesNotBlock) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
