@@ -3,12 +3,10 @@
 // "Calibrating to your machine").
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -17,9 +15,12 @@
 #include "cli/calibration_file.h"
 #include "cli/commands.h"
 #include "cli/hostfile.h"
+#include "cli/output_lock.h"
+#include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "cli/version_text.h"
 #include "kernels/select_backend.h"
+#include "runtime/output/atomic_file.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -86,9 +87,48 @@ void print_transport_table(const std::vector<TransportFit>& fits) {
               " time is taken out, the file's link; a link at memcpy's rate means the CPU explains it all)\n");
 }
 
-void print_device_row(const std::string& what, const DeviceSpec& d) {
-  std::printf("%-28s %12s %14s %14s\n", what.c_str(), fixed(d.peak_flops / 1e9, 2).c_str(),
-              fixed(d.mem_bandwidth_Bps / 1e9, 2).c_str(), fixed(d.overhead_s * 1e6, 2).c_str());
+/// A rate for the device table: "15.82", or ">= 2.10*" for one the kernels leave open (only a
+/// floor is known: see RooflineSides).
+std::string rate_cell(double rate, bool determined, double at_least) {
+  return determined ? fixed(rate / 1e9, 2) : ">= " + fixed(at_least / 1e9, 2) + "*";
+}
+
+/// One row of the device table; returns whether a rate in it was left open.
+bool print_device_row(const std::string& what, const DeviceSpec& d, const std::vector<KernelSample>& samples) {
+  const RooflineSides sides = roofline_sides(samples, d);
+  std::printf("%-28s %12s %14s %14s\n", what.c_str(),
+              rate_cell(d.peak_flops, sides.flops_determined(), sides.flops_at_least).c_str(),
+              rate_cell(d.mem_bandwidth_Bps, sides.bandwidth_determined(), sides.bandwidth_at_least).c_str(),
+              fixed(d.overhead_s * 1e6, 2).c_str());
+  return !sides.flops_determined() || !sides.bandwidth_determined();
+}
+
+/// The device table: each model's own fit, then the one over all of them, which the file holds,
+/// and what its figures mean (a trial read 21 GB/s per model against 3.3 GB/s written).
+void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSpec& written, double memory_Bps) {
+  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
+  std::vector<KernelSample> all;
+  bool open = false;
+  for (std::size_t i = 0; i < kernels.size();) {
+    std::vector<KernelSample> one;
+    const std::string model = kernels[i].model;
+    for (; i < kernels.size() && kernels[i].model == model; ++i)
+      one.push_back({kernels[i].flops, kernels[i].bytes, kernels[i].seconds});
+    open = print_device_row(model, fit_roofline(one, memory_Bps), one) || open;
+    all.insert(all.end(), one.begin(), one.end());
+  }
+  const bool written_open = print_device_row("all models (written)", written, all);
+  if (open || written_open)
+    std::printf("* not measured, only bounded: the row's kernels were all compute-bound (a GB/s floor) or\n"
+                "  all memory-bound (a GFlop/s floor), and every rate from the floor up fits them alike. One\n"
+                "  model's kernels at several batch sizes share about one flops-to-bytes ratio, so they\n"
+                "  measure one rate only. Where open, the fit takes the bandwidth nearest memcpy's (%.2f GB/s,\n"
+                "  counting bytes read and written).\n",
+                memory_Bps / 1e9);
+  if (kernels.size() > 1 && !written_open)
+    std::printf("all models: one roofline through every kernel above, the device a scenario gets. A model\n"
+                "that reaches less per flop than the others (a sparse one) is memory-bound on it at the\n"
+                "written GB/s, so that rate is what such kernels achieve, not memcpy's.\n");
 }
 
 }  // namespace
@@ -142,29 +182,29 @@ int calibrate_command(const std::vector<std::string>& args) {
                  "calibrate on one machine of the job (the link figures are then loopback's)\n";
     return 2;
   }
-  if (fs::is_directory(out)) {
-    std::cerr << "pstwin calibrate: --out " << out << " is a folder; give the file to write (calibrated.json)\n";
-    return 2;
-  }
-  const fs::path out_dir = fs::path(out).parent_path();
-  if (!out_dir.empty() && !fs::is_directory(out_dir)) {
-    std::cerr << "pstwin calibrate: --out: the folder " << out_dir << " does not exist\n";
-    return 2;
-  }
-  // Said before a minute of measuring, not after: a name that cannot hold the result.
-  if (out.empty() || fs::path(out).filename() == "calibration.csv") {
+  // Said before minutes of measuring, not after: a name that cannot hold the result, a file
+  // that cannot be written (a trial gave /proc/x.json), another calibrate writing there.
+  if (fs::path(out).filename() == "calibration.csv") {
     std::cerr << "pstwin calibrate: --out '" << out << "': give a file name other than calibration.csv "
               << "(the raw measurements go to calibration.csv beside it), e.g. calibrated.json\n";
     return 2;
   }
-  if (std::error_code ec; fs::exists(out, ec) && !fs::is_regular_file(out, ec)) {
-    std::cerr << "pstwin calibrate: --out " << out << " exists and is not a regular file (a device, FIFO or "
-              << "socket); give the file to write, e.g. calibrated.json\n";
-    return 2;
-  }
-  if (::access(out_dir.empty() ? "." : out_dir.c_str(), W_OK) != 0) {
-    std::cerr << "pstwin calibrate: --out " << out << ": cannot write in " << (out_dir.empty() ? fs::path(".") : out_dir)
-              << ": " << std::strerror(errno) << "\n";
+  const fs::path out_dir = fs::path(out).parent_path();
+  const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
+  for (const std::string& file : {out, csv})
+    if (const std::string why = cannot_write_file(file); !why.empty()) {
+      std::cerr << "pstwin calibrate: --out " << out << ": "
+                << (file == out ? why + "; give the file to write, e.g. calibrated.json"
+                                : "the raw measurements' file beside it, " + csv + ", " + why +
+                                      "; remove it, or write --out into another folder")
+                << "\n";
+      return 2;
+    }
+  // Two calibrates into one folder would write one calibration.csv: one at a time, as runs.
+  std::string lock_error;
+  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin calibrate: " << lock_error << "\n";
     return 2;
   }
   const bool quick = (*vm)["quick"].as<bool>();
@@ -242,12 +282,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   record.cores = std::max(1u, std::thread::hardware_concurrency());
   record.memcpy_Bps = memcpy_Bps;
   record.quick = quick;
-  const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
   try {
-    std::ofstream file(out);
-    if (!file) throw std::runtime_error("cannot write " + out);
-    file << cluster_section(record, device, chosen_fit).dump(2) << "\n";
-    if (!file.flush()) throw std::runtime_error("cannot write " + out);
+    write_file_atomically(out, cluster_section(record, device, chosen_fit).dump(2) + "\n");
     write_calibration_csv(csv, samples, kernels, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
   } catch (const std::exception& e) {
     std::cerr << "pstwin calibrate: " << e.what() << "\n";
@@ -255,15 +291,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
 
   print_transport_table(fits);
-  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
-  for (std::size_t i = 0; i < kernels.size();) {
-    std::vector<KernelSample> one;
-    const std::string model = kernels[i].model;
-    for (; i < kernels.size() && kernels[i].model == model; ++i)
-      one.push_back({kernels[i].flops, kernels[i].bytes, kernels[i].seconds});
-    print_device_row(model, fit_roofline(one, memory_Bps));
-  }
-  print_device_row("all models (written)", device);
+  print_device_table(kernels, device, memory_Bps);
   std::printf("\nmemcpy: %.2f GB/s; cores: %u; device: %s\n", memcpy_Bps / 1e9, record.cores, chosen.c_str());
   std::printf("wrote %s (link and messaging: %s) and %s\n", out.c_str(), transport.c_str(), csv.c_str());
   return 0;

@@ -2,8 +2,10 @@
 #include "cli/calibration_file.h"
 
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
+
+#include "runtime/output/atomic_file.h"
 
 namespace pstwin::cli {
 
@@ -79,8 +81,7 @@ nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec
 void write_calibration_csv(const std::string& path, const std::vector<TransportSample>& transports,
                            const std::vector<KernelTiming>& kernels, double memcpy_Bps, std::size_t memcpy_bytes,
                            int memcpy_repetitions) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("cannot write " + path);
+  std::ostringstream out;
   out.precision(9);
   out << "kind,what,size,flops,bytes,median_seconds,send_cpu_seconds,receive_cpu_seconds,repetitions\n";
   for (const TransportSample& t : transports)
@@ -91,7 +92,7 @@ void write_calibration_csv(const std::string& path, const std::vector<TransportS
         << ",,," << k.calls << '\n';
   out << "memcpy,memcpy," << memcpy_bytes << ",," << memcpy_bytes << ','
       << static_cast<double>(memcpy_bytes) / memcpy_Bps << ",,," << memcpy_repetitions << '\n';
-  if (!out.flush()) throw std::runtime_error("cannot write " + path);
+  write_file_atomically(path, out.str());
 }
 
 }  // namespace pstwin::cli

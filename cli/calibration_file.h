@@ -61,8 +61,8 @@ nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec
 /// Writes every measurement to `path` as CSV with the header
 /// kind,what,size,flops,bytes,median_seconds,send_cpu_seconds,receive_cpu_seconds,repetitions
 /// (kind: "transport" (what: its name, size: the encoded message in bytes), "kernel" (what: the
-/// model, size: the batch's rows), "memcpy" (size: bytes copied)). Throws std::runtime_error
-/// when it cannot write.
+/// model, size: the batch's rows), "memcpy" (size: bytes copied)), whole or not at all
+/// (write_file_atomically). Throws std::runtime_error when it cannot write.
 void write_calibration_csv(const std::string& path, const std::vector<TransportSample>& transports,
                            const std::vector<KernelTiming>& kernels, double memcpy_Bps, std::size_t memcpy_bytes,
                            int memcpy_repetitions);

@@ -118,6 +118,24 @@ DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_
   return best;
 }
 
+RooflineSides roofline_sides(const std::vector<KernelSample>& samples, const DeviceSpec& d) {
+  RooflineSides sides;
+  for (const KernelSample& s : samples) {
+    const bool compute = s.flops / d.peak_flops >= s.bytes / d.mem_bandwidth_Bps;
+    if (compute) {
+      ++sides.compute_bound;
+      // The bandwidth below which this sample's bytes would take longer than its flops.
+      sides.bandwidth_at_least = std::max(sides.bandwidth_at_least, s.bytes * d.peak_flops / s.flops);
+    } else {
+      ++sides.memory_bound;
+      if (s.bytes > 0) sides.flops_at_least = std::max(sides.flops_at_least, s.flops * d.mem_bandwidth_Bps / s.bytes);
+    }
+  }
+  if (sides.memory_bound > 0) sides.bandwidth_at_least = 0;
+  if (sides.compute_bound > 0) sides.flops_at_least = 0;
+  return sides;
+}
+
 double median(std::vector<double> xs) {
   std::sort(xs.begin(), xs.end());
   const std::size_t n = xs.size();

@@ -47,6 +47,24 @@ struct KernelSample {
 /// flops > 0 or bytes > 0, and memory_Bps > 0.
 DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_Bps);
 
+/// Which of a fitted roofline's two rates its samples determine. At the fit's machine balance
+/// each sample is compute-bound (flops / peak >= bytes / bandwidth) or memory-bound. Samples
+/// that are all compute-bound fit alike for every bandwidth from `bandwidth_at_least` up (the
+/// lowest that keeps them so), which fit_roofline then chooses by memcpy's rate, not by them;
+/// all memory-bound, the same holds for the peak and `flops_at_least`. One model's kernels at
+/// several batch sizes share about one arithmetic intensity, so they determine one rate only.
+struct RooflineSides {
+  std::size_t compute_bound = 0;
+  std::size_t memory_bound = 0;
+  double bandwidth_at_least = 0;  ///< B/s; set when no sample is memory-bound
+  double flops_at_least = 0;      ///< flop/s; set when no sample is compute-bound
+  bool bandwidth_determined() const { return memory_bound > 0; }
+  bool flops_determined() const { return compute_bound > 0; }
+};
+
+/// The sides of `d` (a fit_roofline result, peak and bandwidth > 0) for `samples`.
+RooflineSides roofline_sides(const std::vector<KernelSample>& samples, const DeviceSpec& d);
+
 /// The median of `xs` (REQUIRES non-empty; mean of the middle two for an even count).
 double median(std::vector<double> xs);
 

@@ -13,7 +13,7 @@ int simulate_command(const std::vector<std::string>& args);
 /// `pstwin node --role R --scheduler tcp://HOST:PORT [...] SCENARIO.json`: one node of a real job.
 int node_command(const std::vector<std::string>& args);
 
-/// `pstwin launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE] [...]`
+/// `pstwin launch SCENARIO.json [--transport zmq|ucx|inproc] [--out DIR] [--hostfile FILE] [...]`
 int launch_command(const std::vector<std::string>& args);
 
 /// `pstwin keygen FILE`: writes a new job key pair.

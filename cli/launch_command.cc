@@ -43,7 +43,7 @@ constexpr const char* kUsage =
     "usage: pstwin launch SCENARIO.json [--transport zmq|ucx|inproc] [--out DIR] [--set /ptr=value ...]\n"
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
     "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
-    "                     [--connect-timeout S] [--stall-timeout S] [--quiet]\n"
+    "                     [--connect-timeout S] [--stall-timeout S] [--metrics-address HOST:PORT|none]\n"
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. --transport ucx\n"
@@ -396,6 +396,8 @@ int launch_command(const std::vector<std::string>& args) {
   const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>() : scenario->output.dir + "-launch";
   // Local roles all compute on what this machine offers, decided once here (auto included);
   // remote nodes each decide for themselves, on their own hardware.
+  // What this run will do is said once it holds its folder, not before a refusal.
+  std::vector<std::string> said_after_lock;
   const auto device = requested_device(*vm, scenario->training.device, "launch");
   if (!device) return 2;
   s.device = *device;
@@ -404,7 +406,7 @@ int launch_command(const std::vector<std::string>& args) {
     const auto resolved = resolve_device(*device, "launch", &chosen);
     if (!resolved) return 2;
     s.device = *resolved;
-    std::cerr << "launch: kernels on " << chosen << "\n";
+    said_after_lock.push_back("launch: kernels on " + chosen);
   }
   if (transport == "inproc" || !s.resume.empty()) {
     runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
@@ -418,9 +420,9 @@ int launch_command(const std::vector<std::string>& args) {
     try {
       const auto point = load_resume_point(checkpoint_dir_of(s.resume, variant.name),
                                            make_job_spec(runs->scenarios[i], variant, runs->prepared_for(i)), &skipped);
-      for (const auto& why : skipped) std::cerr << "launch: " << why << "\n";
-      std::cerr << "launch: " << variant.name << " resumes from clock " << point.clock << " of "
-                << checkpoint_dir_of(s.resume, variant.name) << "\n";
+      for (const auto& why : skipped) said_after_lock.push_back("launch: " + why);
+      said_after_lock.push_back("launch: " + variant.name + " resumes from clock " + std::to_string(point.clock) +
+                                " of " + checkpoint_dir_of(s.resume, variant.name));
     } catch (const std::exception& e) {
       for (const auto& why : skipped) std::cerr << "launch: " << why << "\n";
       std::cerr << "pstwin launch: --resume: " << e.what() << "\n";
@@ -433,6 +435,7 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: " << lock_error << "\n";
     return 2;
   }
+  for (const std::string& line : said_after_lock) std::cerr << line << "\n";
   forward_termination_to_children();
   std::vector<std::string> names;
   std::vector<int> exit_codes;

@@ -13,7 +13,7 @@ void usage(std::ostream& out) {
          "           run every variant of the scenario in SimGrid and compare them\n"
          "  sweep SCENARIO.json --grid /ptr=v1,v2,... [--seeds N] [--jobs N] [--out DIR]\n"
          "           run the variants over a grid of settings (and seeds); one sweep.csv\n"
-         "  launch SCENARIO.json [--transport zmq|inproc] [--out DIR] [--hostfile FILE]\n"
+         "  launch SCENARIO.json [--transport zmq|ucx|inproc] [--out DIR] [--hostfile FILE]\n"
          "           run the same roles for real: local processes over ZeroMQ, threads, or\n"
          "           processes on the machines of a hostfile (over ssh)\n"
          "  node --role R --scheduler tcp://HOST:PORT SCENARIO.json\n"

@@ -12,6 +12,8 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/flag_source.h"
+#include "cli/output_lock.h"
+#include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
@@ -213,7 +215,22 @@ int node_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
                 << " is ignored: only the scheduler serves live metrics\n";
   }
-  if (vm->count("checkpoint-dir")) options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+  if (vm->count("checkpoint-dir")) {
+    options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+    // The scheduler and the servers write checkpoints minutes into the job: a folder that cannot
+    // take them is said now, as calibrate tries its outputs (workers write none).
+    if (options.role != "worker") {
+      std::error_code ec;
+      std::filesystem::create_directories(options.checkpoint_dir, ec);
+      const std::string why =
+          ec ? "cannot create it: " + ec.message() : cannot_write_file(options.checkpoint_dir + "/.pstwin-probe");
+      if (!why.empty()) {
+        std::cerr << "pstwin node: " << source("checkpoint-dir") << " " << options.checkpoint_dir << ": " << why
+                  << "\n";
+        return 2;
+      }
+    }
+  }
   if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node", source("connect-timeout"));
   const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node", source("stall-timeout"));
@@ -229,13 +246,13 @@ int node_command(const std::vector<std::string>& args) {
   if (*device != "cpu") std::cerr << "pstwin node (" << options.role << "): kernels on " << chosen << "\n";
   options.quiet = (*vm)["quiet"].as<bool>();
   if (options.quiet) options.progress_interval_s = 0;
-  if (options.role == "scheduler") {
-    std::error_code ec;
-    std::filesystem::create_directories(options.out_dir, ec);
-    if (ec) {
-      std::cerr << "pstwin node: cannot create " << options.out_dir << ": " << ec.message() << "\n";
-      return 2;
-    }
+  // The scheduler writes the outputs: one run at a time per folder, as simulate and launch.
+  std::string lock_error;
+  const auto lock = options.role == "scheduler" ? OutputLock::take(options.out_dir, "node", lock_error)
+                                                : std::optional<OutputLock>();
+  if (options.role == "scheduler" && !lock) {
+    std::cerr << "pstwin node: " << lock_error << "\n";
+    return 2;
   }
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {

@@ -118,11 +118,23 @@ int sweep_command(const std::vector<std::string>& args) {
   std::vector<std::string> sets;
   if (vm->count("set")) sets = (*vm)["set"].as<std::vector<std::string>>();
 
+  // The lock comes before the plan reads which runs the folder holds, and before anything is
+  // said about them (a trial's sweep printed "running 12" and then was refused). A folder made
+  // only to hold the lock goes again when the grid turns out invalid.
+  std::error_code ec;
+  const bool folder_was_there = std::filesystem::exists(out, ec);
+  std::string lock_error;
+  const auto lock = OutputLock::take(out, "sweep", lock_error);
+  if (!lock) {
+    std::cerr << "pstwin sweep: " << lock_error << "\n";
+    return 2;
+  }
   SweepPlan plan;
   try {
     plan = make_sweep_plan((*vm)["scenario"].as<std::string>(), sets, axes, static_cast<unsigned>(seeds), out);
   } catch (const SweepPlanError& e) {
     std::cerr << "pstwin: " << e.what() << "\n";
+    if (!folder_was_there) std::filesystem::remove_all(out, ec);
     return 2;
   }
   std::vector<std::size_t> to_run;
@@ -134,7 +146,10 @@ int sweep_command(const std::vector<std::string>& args) {
     }
   // SimGrid's options (PSTWIN_SIMGRID_CFG, the scenario's, --cfg), checked before anything runs.
   for (SweepSetting& setting : plan.settings)
-    if (!take_simgrid_options(*vm, setting.scenario)) return 2;
+    if (!take_simgrid_options(*vm, setting.scenario)) {
+      if (!folder_was_there) std::filesystem::remove_all(out, ec);
+      return 2;
+    }
   const std::size_t variants = sweep_variant_names(*scenario).size();
   std::cout << "sweep " << scenario->name << ": " << plan.points.size() << " grid point"
             << (plan.points.size() == 1 ? "" : "s") << " x " << seeds << " seed" << (seeds == 1 ? "" : "s")
@@ -142,12 +157,6 @@ int sweep_command(const std::vector<std::string>& args) {
             << plan.runs.size() - to_run.size() << " already complete in " << out << ", running "
             << to_run.size() << "\n"
             << std::flush;
-  std::string lock_error;
-  const auto lock = OutputLock::take(out, "sweep", lock_error);
-  if (!lock) {
-    std::cerr << "pstwin sweep: " << lock_error << "\n";
-    return 2;
-  }
 
   const auto status = run_variant_processes(
       labels, jobs,

@@ -1,5 +1,9 @@
 // write_file_atomically: a reader sees the old file or all of the new one, and a failed write
 // says which file and why while leaving the old one as it was.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -49,6 +53,30 @@ TEST(AtomicFile, AFailedWriteNamesTheFileAndKeepsTheOldOne) {
   EXPECT_EQ(files, 1u);  // no temporary left behind
 
   EXPECT_THROW(write_file_atomically(dir.file("no-such-folder/summary.json"), "x"), std::runtime_error);
+}
+
+// A rename over /dev/null (a calibrate --out /dev/null as root) made it a regular file for the
+// whole machine. What is not a regular file is written into, never replaced: shown on a FIFO,
+// whose reader gets the text; and a link keeps pointing at its file.
+TEST(AtomicFile, AFifoIsWrittenIntoAndALinkKept) {
+  testing_support::ScratchDir dir("atomic");
+  const std::string fifo = dir.file("endpoint");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);  // lets the writer open at once
+  ASSERT_GE(reader, 0);
+  write_file_atomically(fifo, "tcp://127.0.0.1:5555\n");
+  char got[64] = {};
+  const ssize_t n = ::read(reader, got, sizeof got - 1);
+  ::close(reader);
+  EXPECT_EQ(std::string(got, n > 0 ? static_cast<std::size_t>(n) : 0), "tcp://127.0.0.1:5555\n");
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo));
+
+  const std::string target = dir.file("real.json");
+  write_file_atomically(target, "old");
+  std::filesystem::create_symlink(target, dir.file("link.json"));
+  write_file_atomically(dir.file("link.json"), "new");
+  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link.json")));
+  EXPECT_EQ(contents(target), "new");
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 // `pstwin calibrate --quick` on loopback: a cluster section `validate` accepts, figures in
 // plausible ranges, every measurement in calibration.csv, and clear refusals.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -123,6 +127,43 @@ TEST(CliCalibrate, RefusesWhatItCannotMeasure) {
   EXPECT_EQ(dev.exit_code, 2);
   EXPECT_NE(dev.output.find("is not a regular file"), std::string::npos) << dev.output;
   EXPECT_FALSE(std::filesystem::exists("/dev/calibration.csv"));
+}
+
+// A trial's `--out /proc/x.json` failed after minutes of measuring, and two calibrates into one
+// folder ran together, each writing its calibration.csv there. Each output (the file and the
+// CSV beside it) is tried, and the folder's lock taken, before anything is measured.
+TEST(CliCalibrate, AnOutputItCannotWriteOrAFolderInUseIsRefusedBeforeMeasuring) {
+  const std::string dir = fresh_dir();
+  const auto proc = run_pstwin("calibrate --quick --out /proc/x.json");
+  EXPECT_EQ(proc.exit_code, 2) << proc.output;
+  EXPECT_NE(proc.output.find("pstwin calibrate: --out /proc/x.json: cannot create a file in /proc: "),
+            std::string::npos) << proc.output;
+  EXPECT_EQ(proc.output.find("calibrate: memcpy"), std::string::npos) << proc.output;  // nothing measured
+
+  std::filesystem::create_directories(dir + "/csv/calibration.csv");
+  const auto csv = run_pstwin("calibrate --quick --out " + dir + "/csv/c.json");
+  EXPECT_EQ(csv.exit_code, 2) << csv.output;
+  EXPECT_NE(csv.output.find("the raw measurements' file beside it, " + dir + "/csv/calibration.csv, is a folder"),
+            std::string::npos) << csv.output;
+  EXPECT_EQ(csv.output.find("calibrate: memcpy"), std::string::npos) << csv.output;
+
+  const std::string held = dir + "/held";
+  std::filesystem::create_directories(held);
+  const int fd = ::open((held + "/.pstwin.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+  const std::string line = std::to_string(::getpid()) + " calibrate\n";
+  ASSERT_EQ(::write(fd, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+  const auto second = run_pstwin("calibrate --quick --out " + held + "/c.json");
+  ::close(fd);
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_NE(second.output.find("pstwin calibrate: output folder " + held + " is in use by another run (pid " +
+                               std::to_string(::getpid()) + ", pstwin calibrate)"),
+            std::string::npos) << second.output;
+  EXPECT_EQ(second.output.find("calibrate: memcpy"), std::string::npos) << second.output;
+  EXPECT_FALSE(std::filesystem::exists(held + "/c.json"));
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir))  // no probe left behind
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos) << entry.path();
 }
 
 }  // namespace

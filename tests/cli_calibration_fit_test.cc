@@ -61,6 +61,46 @@ TEST(CalibrationFit, KernelsThatAreAllComputeBoundTakeTheHostsMemoryRate) {
   EXPECT_NEAR(fit.mem_bandwidth_Bps / 8e9, 1.0, 0.03);
 }
 
+// A trial's calibrate printed 21-22 GB/s for each model and wrote 3.3 GB/s for all of them:
+// each model's kernels were all compute-bound, so its GB/s was memcpy's, not a measurement.
+// roofline_sides says which rate the kernels determine, and the floor of the one they leave open.
+TEST(CalibrationFit, SidesSayWhichRateTheKernelsDetermine) {
+  DeviceSpec truth;
+  truth.peak_flops = 2e10;
+  truth.mem_bandwidth_Bps = 1e10;
+  std::vector<KernelSample> dense, sparse, both;
+  for (double n = 1; n <= 64; n *= 2) {
+    dense.push_back({1e6 * n, 1e5 * n, 0});   // 10 flop/B: compute-bound
+    sparse.push_back({1e5 * n, 1e6 * n, 0});  // 0.1 flop/B: memory-bound
+  }
+  for (auto* v : {&dense, &sparse})
+    for (KernelSample& s : *v) {
+      s.seconds = truth.seconds(Cost{s.flops, s.bytes});
+      both.push_back(s);
+    }
+  // Alone, the dense kernels fix the peak only: any bandwidth from 2e9 B/s (their bytes in the
+  // time of their flops at 2e10 flop/s) up fits them, and the fit took the host's 8e9.
+  const DeviceSpec d = fit_roofline(dense, 8e9);
+  const RooflineSides ds = roofline_sides(dense, d);
+  EXPECT_TRUE(ds.flops_determined());
+  EXPECT_FALSE(ds.bandwidth_determined());
+  EXPECT_EQ(ds.compute_bound, dense.size());
+  EXPECT_NEAR(ds.bandwidth_at_least / 2e9, 1.0, 0.01);
+  // The sparse ones alone fix the bandwidth only: any peak from 1e9 flop/s up.
+  const DeviceSpec s = fit_roofline(sparse, 8e9);
+  const RooflineSides ss = roofline_sides(sparse, s);
+  EXPECT_TRUE(ss.bandwidth_determined());
+  EXPECT_FALSE(ss.flops_determined());
+  EXPECT_NEAR(ss.flops_at_least / 1e9, 1.0, 0.01);
+  // Together they fix both, and the fit is the truth.
+  const DeviceSpec b = fit_roofline(both, 8e9);
+  const RooflineSides bs = roofline_sides(both, b);
+  EXPECT_TRUE(bs.flops_determined() && bs.bandwidth_determined());
+  EXPECT_EQ(bs.compute_bound, dense.size());
+  EXPECT_EQ(bs.memory_bound, sparse.size());
+  EXPECT_NEAR(b.mem_bandwidth_Bps / truth.mem_bandwidth_Bps, 1.0, 0.01);
+}
+
 TEST(CalibrationFit, TheLinkIsWhatTheCpuTermsLeaveOfTheTime) {
   // Each side spends 5 us + 1 ns/B; the wire adds 20 us + B / 1 GB/s.
   std::vector<TransportSample> samples;

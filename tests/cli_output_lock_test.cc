@@ -41,12 +41,30 @@ TEST(CliOutputLock, ASecondRunIntoAHeldFolderIsRefusedNamingTheFolderAndTheHolde
   for (const std::string& command :
        {"simulate " + dir + "/toy.json --quiet --out " + out,
         "sweep " + dir + "/toy.json --quiet --grid /training/batch_size=16 --out " + out,
-        "launch " + dir + "/toy.json --transport inproc --out " + out}) {
+        "launch " + dir + "/toy.json --transport inproc --out " + out,
+        // A scheduler started by hand writes the outputs too (a trial's was not refused).
+        "node --role scheduler --scheduler tcp://127.0.0.1:* --insecure --variant bsp --connect-timeout 1 --out " +
+            out + " " + dir + "/toy.json"}) {
     const auto r = run_pstwin(command);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
     EXPECT_NE(r.output.find(holder), std::string::npos) << command << "\n" << r.output;
+    // The refusal is all it says: nothing of runs it never starts (a trial's sweep printed
+    // "running 1" first).
+    EXPECT_EQ(r.output.find("pstwin "), 0u) << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << command << "\n" << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(out + "/bsp"));  // nothing written next to the holder's files
+}
+
+// Checkpoints come minutes into a job: a node whose --checkpoint-dir cannot take them is refused
+// before it registers, as calibrate tries its outputs before measuring.
+TEST(CliOutputLock, ANodesCheckpointFolderItCannotWriteIsRefusedAtOnce) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const auto r = run_pstwin("node --role server --scheduler tcp://127.0.0.1:1 --insecure --variant bsp "
+                            "--connect-timeout 1 --checkpoint-dir /proc/ckpt " + dir + "/toy.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("pstwin node: --checkpoint-dir /proc/ckpt: cannot create it: "), 0u) << r.output;
 }
 
 TEST(CliOutputLock, ALockFileADeadRunLeftDoesNotBlock) {

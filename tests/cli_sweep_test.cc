@@ -93,6 +93,35 @@ TEST(CliSweep, AFolderOfOtherSettingsIsRefusedNotReused) {
   EXPECT_EQ(summary_times(dir + "/out"), times);
 }
 
+// A trial's sweep kept the runs of a variant that includes a cluster file after the file
+// changed: the file's figures count among the settings a kept run must match.
+TEST(CliSweep, AVariantsIncludedFileThatChangedIsNotReused) {
+  const std::string dir = fresh_dir();
+  nlohmann::json s = synthetic_scenario(1e4, 1e6);
+  s["training"]["iterations"] = 5;
+  s.erase("consistency");
+  s["variants"] = nlohmann::json::parse(R"([{"name": "plain"},
+      {"name": "cal", "set": {"/cluster/include": "cal.json", "/cluster/worker": null}}])");
+  write_json(dir + "/s.json", s);
+  nlohmann::json cal = {{"worker", s["cluster"]["worker"]}};
+  write_json(dir + "/cal.json", cal);
+  const std::string sweep = "sweep " + dir + "/s.json --quiet --out " + dir + "/out --grid /cluster/workers=2";
+  const auto first = run_pstwin(sweep);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(read_json(dir + "/out/cluster.workers=2_seed=1/cal/summary.json")["config"]["cluster"]["worker"]["link"]
+                ["bandwidth"], "10Gbps");
+  const auto times = summary_times(dir + "/out");
+
+  cal["worker"]["link"]["bandwidth"] = "1Gbps";
+  write_json(dir + "/cal.json", cal);
+  const auto second = run_pstwin(sweep);
+  EXPECT_EQ(second.exit_code, 2) << second.output;
+  EXPECT_NE(second.output.find("cluster.workers=2_seed=1/cal/summary.json records a run of other settings "
+                               "(/cluster/worker/link/bandwidth differs)"),
+            std::string::npos) << second.output;
+  EXPECT_EQ(summary_times(dir + "/out"), times);  // refused, not rerun over the old run
+}
+
 TEST(CliSweep, SeedsRunEachPointWithTheScenarioSeedPlusK) {
   const std::string dir = fresh_dir();
   auto s = toy_scenario(dir);  // seed 3

@@ -79,6 +79,16 @@ TEST(ClusterInclude, SetAndVariantsMayChooseTheFile) {
   EXPECT_DOUBLE_EQ(both.variant_scenarios[0].cluster.worker.link.bandwidth_Bps, 0.5e9);
   EXPECT_DOUBLE_EQ(both.variant_scenarios[1].cluster.worker.link.bandwidth_Bps, 2e9);
 
+  // Each run records the figures it ran with, not the file's name: a variant's own include
+  // (b.json) and the base's (a.json) alike, so that what decides a sweep's reuse, a summary's
+  // config and a job's fingerprint change when the file does (a trial's sweep reused runs of
+  // an edited file).
+  for (std::size_t i = 0; i < 2; ++i) {
+    const nlohmann::json& cluster = both.variant_scenarios[i].source["cluster"];
+    EXPECT_FALSE(cluster.contains("include")) << i << " " << cluster;
+    EXPECT_EQ(cluster["worker"]["link"]["bandwidth"], i == 0 ? "0.5GBps" : "2GBps") << cluster;
+  }
+
   // --set: a relative path is the working directory's, not the scenario's folder.
   const std::string plain = dir.write("plain.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
   const auto here = std::filesystem::current_path();
@@ -156,6 +166,61 @@ TEST(ClusterInclude, AnErrorInTheScenariosOwnKeysIsTheScenarios) {
   EXPECT_EQ(e.find("included file"), std::string::npos) << e;
   EXPECT_NE(e.find("/cluster/workers"), std::string::npos) << e;
   EXPECT_NE(error_of(path, {"/cluster/include=7"}).find("expected the name of a JSON file"), std::string::npos);
+}
+
+// A trial's --set into a key only the included file has was told "the parent does not exist".
+TEST(ClusterInclude, SettingAKeyOnlyTheFileGivesSaysSoAndHow) {
+  ScratchDir dir("include");
+  dir.write("a.json", kIncluded);
+  const std::string path =
+      dir.write("s.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
+  std::string e = error_of(path, {"/cluster/worker/device/flops=1Gflops"});
+  EXPECT_NE(e.find("/cluster/worker/device/flops: cannot set: /cluster/worker comes from the included file "
+                   "\"a.json\", not from the scenario; set /cluster/worker as an object, which is merged over "
+                   "the file's key by key: --set '/cluster/worker={\"device\":{\"flops\":\"1Gflops\"}}'"),
+            std::string::npos) << e;
+  // The advice works: only flops changes.
+  const Scenario s = load_scenario(path, {R"(/cluster/worker={"device":{"flops":"1Gflops"}})"});
+  EXPECT_DOUBLE_EQ(s.cluster.worker.device.peak_flops, 1e9);
+  EXPECT_DOUBLE_EQ(s.cluster.worker.device.mem_bandwidth_Bps, 6e9);
+  // A removal cannot be made from the scenario; a key neither has is a plain missing parent.
+  e = error_of(path, {"/cluster/worker/device/overhead=null"});
+  EXPECT_NE(e.find("cannot remove (set to null): /cluster/worker/device/overhead comes from the included file "
+                   "\"a.json\""), std::string::npos) << e;
+  e = error_of(path, {"/cluster/wroker/device/flops=1Gflops"});
+  EXPECT_NE(e.find("cannot set: the parent /cluster/wroker/device does not exist"), std::string::npos) << e;
+
+  // A variant's "set" is told in its own form.
+  nlohmann::json v = scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}});
+  v.erase("consistency");
+  v["variants"] = {{{"name", "slow"}, {"set", {{"/cluster/server/link/bandwidth", "1Gbps"}}}}};
+  const std::string variants = dir.write("v.json", v.dump());
+  e = error_of(variants);
+  EXPECT_NE(e.find("/variants/0/set/~1cluster~1server~1link~1bandwidth: cannot set: /cluster/server comes from "
+                   "the included file \"a.json\", not from the scenario; set /cluster/server as an object, which "
+                   "is merged over the file's key by key: \"/cluster/server\": {\"link\":{\"bandwidth\":\"1Gbps\"}}"),
+            std::string::npos) << e;
+}
+
+// A trial's scenario kept its own worker device (a preset) beside an include whose device has
+// flops: the clash was blamed on the file's flops. The scenario's keys are at fault with it.
+TEST(ClusterInclude, AClashOfTheScenariosKeysWithTheFilesNamesBoth) {
+  ScratchDir dir("include");
+  dir.write("a.json", kIncluded);
+  nlohmann::json cluster = {{"include", "a.json"}, {"workers", 2}, {"servers", 1},
+                            {"worker", {{"device", {{"preset", "v100"}}}}}};
+  const std::string path = dir.write("s.json", scenario_with(cluster).dump());
+  const std::string e = error_of(path);
+  EXPECT_NE(e.find("/cluster/worker/device: the scenario's keys here (\"preset\") and those of the included file "
+                   "\"a.json\" at /worker/device are merged key by key, and together they are invalid at "
+                   "/cluster/worker/device/flops (from the file): give either a preset or flops and bandwidth"),
+            std::string::npos) << e;
+  // An error of the file's own, beside the same scenario keys, stays the file's.
+  nlohmann::json bad = nlohmann::json::parse(kIncluded);
+  bad["worker"]["device"]["flopz"] = "1Gflops";
+  dir.write("bad.json", bad.dump());
+  const std::string e2 = error_of(path, {"/cluster/include=" + dir.file("bad.json")});
+  EXPECT_NE(e2.find("/cluster/worker/device/flopz: in the included file"), std::string::npos) << e2;
 }
 
 TEST(ClusterInclude, TheCalibrationRecordIsChecked) {

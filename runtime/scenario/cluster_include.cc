@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
@@ -75,7 +76,7 @@ nlohmann::json resolve_cluster_include(const nlohmann::json& doc, const std::str
   return resolved;
 }
 
-ScenarioError attribute_to_include(const ScenarioError& e, const ClusterInclude& info) {
+ScenarioError attribute_to_include(const ScenarioError& e, const ClusterInclude& info, const ClusterCheck& check) {
   if (info.file.empty()) return e;
   const std::string& at = e.pointer();
   if (!at.starts_with("/cluster/")) return e;
@@ -91,7 +92,75 @@ ScenarioError attribute_to_include(const ScenarioError& e, const ClusterInclude&
   // the file's "worker" lacks is the file's to add, a key "cluster" lacks the scenario's.
   while (!p.empty() && !info.own.contains(p) && !info.included.contains(p)) p = p.parent_pointer();
   if (p.empty() || info.own.contains(p)) return e;
-  return ScenarioError(at, "in the included file \"" + info.file + "\" at " + inside + ": " + message_of(e));
+  const ScenarioError the_files(at, "in the included file \"" + info.file + "\" at " + inside + ": " + message_of(e));
+  // The deepest object above it that both wrote: their keys merged there, and may clash (the
+  // scenario's "preset" beside the file's "flops"). Whose fault is told by the file's alone.
+  nlohmann::json::json_pointer merged = p.parent_pointer();
+  while (!merged.empty() && !(info.own.contains(merged) && info.own.at(merged).is_object() &&
+                              info.included.at(merged).is_object()))
+    merged = merged.parent_pointer();
+  if (merged.empty() || !check) return the_files;
+  nlohmann::json files_alone = info.included;
+  files_alone.merge_patch(info.own);
+  files_alone[merged] = info.included.at(merged);
+  if (check(files_alone) == std::string(e.what())) return the_files;
+  std::string keys;
+  for (const auto& [key, value] : info.own.at(merged).items()) keys += (keys.empty() ? "\"" : ", \"") + key + "\"";
+  const std::string here = "/cluster" + merged.to_string();
+  return ScenarioError(here, "the scenario's keys here (" + keys + ") and those of the included file \"" + info.file +
+                                 "\" at " + merged.to_string() + " are merged key by key, and together they are "
+                                 "invalid at " + at + " (from the file): " + message_of(e) +
+                                 "; to take the file's, remove the scenario's " + here +
+                                 "; to take the scenario's, include a file without " + merged.to_string());
+}
+
+std::string include_override_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,
+                                  const std::string& base_dir, OverrideForm form) {
+  const std::string cluster = "/cluster";
+  if (!pointer.starts_with(cluster + "/")) return "";
+  ClusterInclude info;
+  nlohmann::json::json_pointer inside;
+  try {
+    (void)resolve_cluster_include(doc, base_dir, &info);
+    inside = nlohmann::json::json_pointer(pointer.substr(cluster.size()));
+  } catch (const std::exception&) {
+    return "";  // the include's own error comes when the scenario is read
+  }
+  if (info.file.empty()) return "";
+  const bool removal = value.is_null();
+  const nlohmann::json::json_pointer needed = removal ? inside : inside.parent_pointer();
+  if (needed.empty() || !info.included.contains(needed) || info.own.contains(needed)) return "";
+  const std::string from = " comes from the included file \"" + info.file + "\", not from the scenario";
+  if (removal)
+    return "cannot remove (set to null): " + pointer + from +
+           ", which can add to the file's keys and replace them but not remove them: include a copy of the "
+           "file without it";
+  // The shallowest object on the way that the scenario lacks: set there, the scenario's value is
+  // merged over the file's key by key (RFC 7386), so it changes only the key asked for. A list
+  // on the way is replaced whole instead.
+  std::vector<std::string> tokens;
+  for (auto p = inside; !p.empty(); p = p.parent_pointer()) tokens.insert(tokens.begin(), p.back());
+  nlohmann::json::json_pointer top;
+  std::size_t k = 0;
+  while (info.own.contains(top / tokens[k])) top /= tokens[k++];
+  top /= tokens[k];
+  const std::size_t top_index = k;
+  const std::string top_text = cluster + top.to_string();
+  std::string advice;
+  for (auto p = top; advice.empty() && p != inside; p /= tokens[++k]) {
+    if (!info.included.at(p).is_array()) continue;
+    advice = cluster + p.to_string() + " is a list in the file, and a list in the scenario replaces the file's "
+             "whole: set " + cluster + p.to_string() + " to the whole list";
+  }
+  if (advice.empty()) {
+    nlohmann::json nested = value;
+    for (std::size_t i = tokens.size() - 1; i > top_index; --i) nested = {{tokens[i], nested}};
+    const std::string setting = form == OverrideForm::kCommandLine
+                                    ? "--set '" + top_text + "=" + nested.dump() + "'"
+                                    : "\"" + top_text + "\": " + nested.dump();
+    advice = "set " + top_text + " as an object, which is merged over the file's key by key: " + setting;
+  }
+  return "cannot set: " + top_text + from + "; " + advice;
 }
 
 nlohmann::json include_override_value(const std::string& pointer, nlohmann::json value) {

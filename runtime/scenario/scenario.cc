@@ -53,7 +53,7 @@ void check_nic_window_layout(const Scenario& s) {
 /// Applies one "/json/pointer=value" override to `doc`. The value is JSON when it parses ("8",
 /// "true", "[1,2]", "\"x\"") and a plain string otherwise ("bsp"), so shells need no extra quotes.
 /// The parent must exist: an override creates at most the last key, which catches typos early.
-void apply_override(nlohmann::json& doc, const std::string& text) {
+void apply_override(nlohmann::json& doc, const std::string& text, const std::string& base_dir) {
   const std::size_t eq = text.find('=');
   if (eq == std::string::npos || text.empty() || text[0] != '/')
     throw ScenarioError(eq == std::string::npos ? text : text.substr(0, eq),
@@ -74,8 +74,15 @@ void apply_override(nlohmann::json& doc, const std::string& text) {
     }
   }
   // null removes the key, as in a variant's "set": no scenario value is null.
-  if (value.is_null()) remove_json_pointer(doc, pointer_text);
-  else set_json_pointer(doc, pointer_text, include_override_value(pointer_text, std::move(value)));
+  try {
+    if (value.is_null()) remove_json_pointer(doc, pointer_text);
+    else set_json_pointer(doc, pointer_text, include_override_value(pointer_text, value));
+  } catch (const ScenarioError&) {
+    // A key the included file gives, not the scenario: say so, and how to set it.
+    const std::string hint = include_override_hint(doc, pointer_text, value, base_dir, OverrideForm::kCommandLine);
+    if (hint.empty()) throw;
+    throw ScenarioError(pointer_text, hint);
+  }
 }
 
 /// parse_one_scenario after the cluster's include is resolved: the sections in dependency order.
@@ -125,7 +132,16 @@ Scenario parse_one_scenario(const nlohmann::json& written, const std::string& ba
   try {
     return parse_resolved_scenario(doc, base_dir);
   } catch (const ScenarioError& e) {
-    throw attribute_to_include(e, include);
+    throw attribute_to_include(e, include, [&](const nlohmann::json& cluster) {
+      nlohmann::json other = doc;
+      other["cluster"] = cluster;
+      try {
+        (void)parse_resolved_scenario(other, base_dir);
+      } catch (const ScenarioError& again) {
+        return std::string(again.what());
+      }
+      return std::string();
+    });
   }
 }
 
@@ -189,7 +205,7 @@ Scenario parse_scenario_text(std::string_view text, const std::string& source,
   } catch (const nlohmann::json::exception& e) {
     throw ScenarioError("", source + ": " + e.what());  // a parse_error's message has line and column
   }
-  for (const std::string& o : overrides) apply_override(doc, o);
+  for (const std::string& o : overrides) apply_override(doc, o, base_dir);
   return parse_scenario(doc, base_dir);
 }
 

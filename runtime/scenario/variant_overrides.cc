@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/errors.h"
+#include "runtime/scenario/cluster_include.h"
 #include "runtime/scenario/json_fields.h"
 
 namespace pstwin {
@@ -74,7 +75,7 @@ void check_consistency_object(const json& c, const std::string& ptr, const std::
 }
 
 /// Applies a variant's "set" (at `ptr`) to `run`, recording its pointers in `where`.
-void apply_set(const json& set, const std::string& ptr, json& run, VariantSource& where) {
+void apply_set(const json& set, const std::string& ptr, json& run, VariantSource& where, const std::string& base_dir) {
   if (!set.is_object())
     throw ScenarioError(ptr, "expected an object {\"/json/pointer\": value, ...}, got " + describe(set));
   for (const auto& [key, value] : set.items()) {
@@ -90,7 +91,9 @@ void apply_set(const json& set, const std::string& ptr, json& run, VariantSource
       if (value.is_null()) remove_json_pointer(run, key);  // no scenario value is null
       else set_json_pointer(run, key, value);
     } catch (const ScenarioError& e) {
-      throw ScenarioError(at, message_of(e));
+      // A key the included file gives, not the scenario: say so, and how to set it.
+      const std::string hint = include_override_hint(run, key, value, base_dir, OverrideForm::kVariant);
+      throw ScenarioError(at, hint.empty() ? message_of(e) : hint);
     }
     where.set_keys.push_back(key);
   }
@@ -190,7 +193,7 @@ Scenario parse_variants(const json& doc, const std::string& base_dir) {
       run["consistency"] = v.at("consistency");
       where.own_consistency = true;
     }
-    if (v.has("set")) apply_set(v.at("set"), v.ptr("set"), run, where);
+    if (v.has("set")) apply_set(v.at("set"), v.ptr("set"), run, where, base_dir);
     // Named as a shorthand entry, so the resolved document is a scenario of its own.
     run = with_consistency_list(std::move(run), name);
     Scenario resolved;
@@ -199,7 +202,9 @@ Scenario parse_variants(const json& doc, const std::string& base_dir) {
     } catch (const ScenarioError& e) {
       rethrow_in_variant(e, where);
     }
-    resolved.source = std::move(run);
+    // resolved.source is `run` with its /cluster/include (the base's or the variant's own)
+    // resolved into the figures: what a summary records and a sweep or a job fingerprint
+    // compares, so a changed included file is a changed run.
     out.consistency.push_back(resolved.consistency.front());
     out.variant_scenarios.push_back(std::move(resolved));
   }
