@@ -8,6 +8,8 @@
 
 #include <ucp/api/ucp.h>
 
+#include "runtime/codec.h"
+
 namespace pstwin::net {
 
 namespace {
@@ -64,11 +66,13 @@ struct UcxDataPlane::PendingReceive {
   bool oversize = false;
 };
 
-/// A send UCX has not finished: the request and the buffer it reads from.
+/// A send UCX has not finished: the request and the buffers it reads from.
 struct UcxDataPlane::PendingSend {
   void* request = nullptr;
   Frame frame;
   NodeId to = 0;
+  Message owner;            // send_split: holds the values sent from
+  ucp_dt_iov_t iov[3] = {};  // send_split: must outlive the request
 };
 
 UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures)
@@ -188,29 +192,62 @@ void UcxDataPlane::forget(NodeId id) {
 }
 
 void UcxDataPlane::send(NodeId id, std::uint64_t tag, Frame frame) {
-  Peer& peer = *peers_.at(id);
+  auto pending = std::make_unique<PendingSend>();
+  pending->frame = std::move(frame);
+  pending->to = id;
+  const void* buffer = pending->frame.data();
+  const std::size_t size = pending->frame.size;
+  start_send(*peers_.at(id), tag, std::move(pending), buffer, size, false);
+}
+
+void UcxDataPlane::send_split(NodeId id, std::uint64_t tag, Frame head, const std::uint8_t* values,
+                              std::size_t values_size, Message owner) {
+  auto pending = std::make_unique<PendingSend>();
+  const std::size_t cut = values_offset(head.data());
+  pending->iov[0] = {head.data(), cut};
+  pending->iov[1] = {const_cast<std::uint8_t*>(values), values_size};
+  pending->iov[2] = {head.data() + cut, head.size - cut};
+  pending->frame = std::move(head);  // moving keeps the buffer where the iov points
+  pending->owner = std::move(owner);  // and so does moving the message, for its values
+  pending->to = id;
+  const ucp_dt_iov_t* iov = pending->iov;
+  start_send(*peers_.at(id), tag, std::move(pending), iov, 3, true);
+}
+
+void UcxDataPlane::start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<PendingSend> send,
+                              const void* buffer, std::size_t count, bool iov) {
   progress();
   if (peer.failed) {
     if (!peer.said)
-      std::cerr << "pstwin: UCX: the endpoint to node " << id
+      std::cerr << "pstwin: UCX: the endpoint to node " << peer.id
                 << " failed (its process is gone?); messages to it are dropped\n";
     peer.said = true;
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
   ucp_request_param_t param{};  // no callback: completion is polled (sweep_sends)
-  void* request = ucp_tag_send_nbx(peer.ep, frame.data(), frame.size, tag, &param);
+  if (iov) {
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    param.datatype = ucp_dt_make_iov();
+  }
+  void* request = ucp_tag_send_nbx(peer.ep, buffer, count, tag, &param);
   if (request == nullptr) {  // done already: UCX copied it out
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
   if (UCS_PTR_IS_ERR(request)) {
-    std::cerr << "pstwin: UCX: sending to node " << id << " failed: "
+    std::cerr << "pstwin: UCX: sending to node " << peer.id << " failed: "
               << ucs_status_string(UCS_PTR_STATUS(request)) << "\n";
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
-  pending_.push_back(std::make_unique<PendingSend>(PendingSend{request, std::move(frame), id}));
+  send->request = request;
+  pending_.push_back(std::move(send));
+}
+
+void UcxDataPlane::finish(PendingSend& send) {
+  frames_->release(std::move(send.frame));
+  if (spare_) spare_->give(std::move(send.owner.values));
 }
 
 void UcxDataPlane::sweep_sends() {
@@ -224,7 +261,7 @@ void UcxDataPlane::sweep_sends() {
     if (status != UCS_OK && status != UCS_ERR_CANCELED)
       std::cerr << "pstwin: UCX: a message to node " << p.to << " was lost: " << ucs_status_string(status) << "\n";
     ucp_request_free(p.request);
-    frames_->release(std::move(p.frame));
+    finish(p);
     pending_[i] = std::move(pending_.back());
     pending_.pop_back();
   }

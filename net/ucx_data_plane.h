@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net/frame_pool.h"
+#include "net/spare_values.h"
 #include "runtime/message.h"
 
 namespace pstwin::net {
@@ -77,6 +78,16 @@ class UcxDataPlane {
   /// REQUIRES: connected(id). Never blocks; the buffer goes back to the pool once UCX is done
   /// with it. To a peer whose endpoint failed, drops the message (said once per peer).
   void send(NodeId id, std::uint64_t tag, Frame frame);
+  /// Sends the frame whose header part is `head` (encode_split_into, runtime/codec.h) and whose
+  /// values section is values[0..values_size) as one message, without copying the values: a UCX
+  /// iov of the header part up to values_offset(), the values, and the rest of the header part,
+  /// so the receiver gets the whole frame. `owner` holds the values (they point into its
+  /// vectors) until UCX is done; its values then go to the spare values given by
+  /// set_spare_values(), if any. Otherwise as send().
+  void send_split(NodeId id, std::uint64_t tag, Frame head, const std::uint8_t* values, std::size_t values_size,
+                  Message owner);
+  /// Where send_split() gives back the values it sent from (a node's spare values).
+  void set_spare_values(std::shared_ptr<SpareValues> spare) { spare_ = std::move(spare); }
   /// Progresses the worker and takes the next message that arrived, whole; nullopt when none has
   /// (a large one's rendezvous still running counts as none: call again after event_fd() fires).
   /// Messages come in the order their senders sent them.
@@ -101,11 +112,17 @@ class UcxDataPlane {
   struct PendingReceive;
   void progress();
   void sweep_sends();
+  /// Hands `send` (its buffers filled, `param` set but for the datatype) to UCX, or finishes it.
+  void start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<PendingSend> send, const void* buffer,
+                  std::size_t count, bool iov);
+  /// Gives a finished send's buffers back.
+  void finish(PendingSend& send);
   /// Closes endpoint `ep` (a ucp_ep_h) at once, cancelling its sends.
   void close_endpoint(void* ep);
 
   const std::size_t max_message_bytes_;
   std::shared_ptr<FramePool> frames_;
+  std::shared_ptr<SpareValues> spare_;
   void* context_ = nullptr;  // ucp_context_h
   void* worker_ = nullptr;   // ucp_worker_h
   std::string address_hex_;
