@@ -1,14 +1,13 @@
 // UcxDataPlane over UCP's tag matching (see ucx_data_plane.h).
 #include "net/ucx_data_plane.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
 
 #include <ucp/api/ucp.h>
-
-#include "runtime/codec.h"
 
 namespace pstwin::net {
 
@@ -58,12 +57,14 @@ struct UcxDataPlane::Peer {
   bool said = false;  // the failure was logged
 };
 
-/// The message being received (a rendezvous in progress, or one just probed).
+/// The message being received (a rendezvous in progress, or one just probed): its header part
+/// or whole frame, then, for a split one, its values part.
 struct UcxDataPlane::PendingReceive {
-  void* request = nullptr;  // null: done at once; UCS_PTR_IS_ERR: failed at once
+  void* request = nullptr;  // the current part's; null: done at once; UCS_PTR_IS_ERR: failed at once
   UcxReceived got;
-  std::size_t length = 0;  // as the sender announced it
+  std::size_t length = 0;  // as the sender announced it (both parts of a split one)
   bool oversize = false;
+  ucs_status_t status = UCS_OK;  // the first failure of either part
 };
 
 /// A send UCX has not finished: the request and the buffers it reads from.
@@ -71,8 +72,7 @@ struct UcxDataPlane::PendingSend {
   void* request = nullptr;
   Frame frame;
   NodeId to = 0;
-  Message owner;            // send_split: holds the values sent from
-  ucp_dt_iov_t iov[3] = {};  // send_split: must outlive the request
+  Message owner;  // send_split's values part: holds the values sent from
 };
 
 UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures)
@@ -197,25 +197,21 @@ void UcxDataPlane::send(NodeId id, std::uint64_t tag, Frame frame) {
   pending->to = id;
   const void* buffer = pending->frame.data();
   const std::size_t size = pending->frame.size;
-  start_send(*peers_.at(id), tag, std::move(pending), buffer, size, false);
+  start_send(*peers_.at(id), tag, std::move(pending), buffer, size);
 }
 
 void UcxDataPlane::send_split(NodeId id, std::uint64_t tag, Frame head, const std::uint8_t* values,
                               std::size_t values_size, Message owner) {
+  Peer& peer = *peers_.at(id);
+  send(id, tag | kTagFollows, std::move(head));
   auto pending = std::make_unique<PendingSend>();
-  const std::size_t cut = values_offset(head.data());
-  pending->iov[0] = {head.data(), cut};
-  pending->iov[1] = {const_cast<std::uint8_t*>(values), values_size};
-  pending->iov[2] = {head.data() + cut, head.size - cut};
-  pending->frame = std::move(head);  // moving keeps the buffer where the iov points
-  pending->owner = std::move(owner);  // and so does moving the message, for its values
+  pending->owner = std::move(owner);  // moving the message keeps its values where they are
   pending->to = id;
-  const ucp_dt_iov_t* iov = pending->iov;
-  start_send(*peers_.at(id), tag, std::move(pending), iov, 3, true);
+  start_send(peer, tag | kTagValues, std::move(pending), values, values_size);
 }
 
 void UcxDataPlane::start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<PendingSend> send,
-                              const void* buffer, std::size_t count, bool iov) {
+                              const void* buffer, std::size_t size) {
   progress();
   if (peer.failed) {
     if (!peer.said)
@@ -226,11 +222,7 @@ void UcxDataPlane::start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<Pen
     return;
   }
   ucp_request_param_t param{};  // no callback: completion is polled (sweep_sends)
-  if (iov) {
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
-    param.datatype = ucp_dt_make_iov();
-  }
-  void* request = ucp_tag_send_nbx(peer.ep, buffer, count, tag, &param);
+  void* request = ucp_tag_send_nbx(peer.ep, buffer, size, tag, &param);
   if (request == nullptr) {  // done already: UCX copied it out
     finish(*send);
     return;
@@ -273,44 +265,68 @@ void UcxDataPlane::progress() {
   sweep_sends();
 }
 
+void* UcxDataPlane::start_receive(void* message, std::size_t length, std::size_t limit, Frame& into,
+                                  bool& oversize) {
+  // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
+  // and reports it truncated.
+  oversize = oversize || length > limit;
+  into = frames_->acquire(length > limit ? 64 : length);
+  ucp_request_param_t param{};
+  return ucp_tag_msg_recv_nbx(wrk(worker_), into.data(), into.size, static_cast<ucp_tag_message_h>(message), &param);
+}
+
 std::optional<UcxReceived> UcxDataPlane::receive() {
   progress();
   if (!receiving_) {
+    // Any message but a values part, which is taken only after its header part.
     ucp_tag_recv_info_t info{};
-    ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, 0, /*remove=*/1, &info);
+    ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, kTagValues, /*remove=*/1, &info);
     if (message == nullptr) return std::nullopt;
     receiving_ = std::make_unique<PendingReceive>();
     PendingReceive& r = *receiving_;
-    r.got.tag = info.sender_tag;
+    r.got.tag = info.sender_tag & ~kTagFollows;
+    r.got.split = (info.sender_tag & kTagFollows) != 0;
     r.length = info.length;
-    // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
-    // and reports it truncated.
-    r.oversize = info.length > max_message_bytes_;
-    r.got.bytes = frames_->acquire(r.oversize ? 64 : info.length);
-    ucp_request_param_t param{};
-    r.request = ucp_tag_msg_recv_nbx(wrk(worker_), r.got.bytes.data(), r.got.bytes.size, message, &param);
+    r.request = start_receive(message, info.length, max_message_bytes_, r.got.bytes, r.oversize);
   }
   // A large message comes by rendezvous, which needs its sender to progress too: until it has
   // arrived, nothing else is taken (messages of one sender stay in order) and nullopt is
   // returned, so that the caller waits on event_fd() rather than spinning.
   PendingReceive& r = *receiving_;
-  ucs_status_t status = UCS_OK;
-  if (UCS_PTR_IS_ERR(r.request)) {
-    status = UCS_PTR_STATUS(r.request);
-  } else if (r.request != nullptr) {
-    status = ucp_request_check_status(r.request);
-    if (status == UCS_INPROGRESS) return std::nullopt;
-    ucp_request_free(r.request);
+  for (;;) {
+    if (UCS_PTR_IS_ERR(r.request)) {
+      if (r.status == UCS_OK) r.status = UCS_PTR_STATUS(r.request);
+    } else if (r.request != nullptr) {
+      const ucs_status_t status = ucp_request_check_status(r.request);
+      if (status == UCS_INPROGRESS) return std::nullopt;
+      ucp_request_free(r.request);
+      if (r.status == UCS_OK) r.status = status;
+    }
+    r.request = nullptr;
+    if (!r.got.split || r.got.values.bytes) break;  // whole, or both parts in
+    // A split message: its values part, from the same sender, comes next (taken even when the
+    // header part failed, so that it does not pass for the next message's).
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h message =
+        ucp_tag_probe_nb(wrk(worker_), r.got.tag | kTagValues, ~std::uint64_t{0}, /*remove=*/1, &info);
+    if (message == nullptr) return std::nullopt;
+    const std::size_t head = r.length;
+    r.length += info.length;
+    r.request = start_receive(message, info.length, max_message_bytes_ - std::min(head, max_message_bytes_),
+                              r.got.values, r.oversize);
   }
   UcxReceived got = std::move(r.got);
   if (r.oversize) {
     got.error = std::to_string(r.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
                 "-byte limit";
-  } else if (status != UCS_OK) {
-    got.error = std::string("UCX could not receive it: ") + ucs_status_string(status);
+  } else if (r.status != UCS_OK) {
+    got.error = std::string("UCX could not receive it: ") + ucs_status_string(r.status);
   }
   receiving_.reset();
-  if (!got.error.empty()) frames_->release(std::move(got.bytes));
+  if (!got.error.empty()) {
+    frames_->release(std::move(got.bytes));
+    frames_->release(std::move(got.values));
+  }
   return got;
 }
 
