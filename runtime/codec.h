@@ -74,9 +74,10 @@ inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 /// be empty or one per key. Virtual values are written as zeros.
 std::vector<std::uint8_t> encode(const Message& msg);
 
-/// Whether a frame's checksum is computed and checked. kSkip is for frames that never leave the
-/// process's memory (InprocEnv): the encoder writes 0 in the field and the decoder does not read
-/// it, which saves two of a message's four passes over its bytes. Every other check still runs.
+/// Whether a frame's checksum is computed and checked. kSkip is for frames whose transport
+/// already protects them (ZeroMQ under CURVE, whose Poly1305 tag covers every part): the encoder
+/// writes 0 in the field and the decoder does not read it, which saves two of a message's four
+/// passes over its bytes. Every other check still runs.
 enum class FrameChecksum { kVerify, kSkip };
 
 /// Encodes `msg` into out[0..encoded_size(msg)), so a transport can encode straight into its own
