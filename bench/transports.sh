@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Push/pull throughput of each pstwin transport, set against its ceiling measured in the same run
 # (README, "Transport benchmark"; the goals are issue 14's):
-#   inproc         `launch --transport inproc`, ceiling: a memcpy of the same bytes
+#   inproc         `launch --transport inproc`, ceiling: a memcpy of the same bytes (messages are
+#                  handed over without a copy since wire version 6, so with the timing-only model
+#                  no byte is moved and the share only says how far below one copy it stays)
 #   zmq            ZeroMQ over loopback TCP, --insecure, ceiling: iperf3 TCP over loopback
 #   zmq-curve      the same with CURVE (the default), ceiling: the lower of iperf3 and
-#                  libsodium's XSalsa20-Poly1305 (CURVE's cipher) alone on this CPU
+#                  libsodium's XSalsa20-Poly1305 (CURVE's cipher) alone on this CPU: both
+#                  messages of a push + pull, each encrypted once and decrypted once, one after
+#                  the other as the round trip must (BM_CurveCipher), so the share is the cipher's
+#                  time over the transport's for the same work
 #   ucx            --transport ucx --insecure (servers and workers over UCX, shared memory here),
 #                  ceiling: UCX's own tag bandwidth of 40 MB messages (ucx_perftest)
 # at 1K, 100K and 10M float32 values for 1, 2 and 4 workers; plus a bare ZeroMQ DEALER/ROUTER
@@ -117,7 +122,8 @@ done
 # ---- peak memory -------------------------------------------------------------------------
 # A node process holds ~200 MB before its first message (libraries, the CUDA runtime where
 # built), so the figure is the largest process's peak of a 10M-value job less that of the same
-# job at 1K values: the memory the 40 MB of parameters cost, as a multiple of them.
+# job at 1K values: the memory the 40 MB of parameters cost, as a multiple of them. (The largest
+# process of the 1K job may be the launcher rather than a node, so the figure can read low.)
 echo
 peak_kb() {  # transport flags... -> the job's largest peak RSS in kB
   local P=$1; shift

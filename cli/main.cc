@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/allocator_tuning.h"
 #include "cli/commands.h"
 
 namespace {
@@ -40,6 +41,8 @@ int main(int argc, char** argv) {
   if (command == "simulate") return pstwin::cli::simulate_command(args);
   if (command == "sweep") return pstwin::cli::sweep_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);
+  // The processes that move messages reuse large blocks rather than mmap each one anew.
+  if (command == "launch" || command == "node") pstwin::cli::tune_allocator();
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);

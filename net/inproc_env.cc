@@ -12,34 +12,29 @@ namespace pstwin::net {
 
 InprocNetwork::InprocNetwork(std::uint32_t nodes) : queues_(nodes) {}
 
-void InprocNetwork::deliver_copy(NodeId to, const std::vector<std::uint8_t>& bytes) {
-  Frame frame = pool_.acquire(bytes.size());
-  std::copy(bytes.begin(), bytes.end(), frame.data());
-  deliver(to, std::move(frame));
-}
-
-void InprocNetwork::deliver(NodeId to, Frame frame) {
+void InprocNetwork::deliver(NodeId to, Message msg) {
   if (to >= queues_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
-  bytes_sent_ += frame.size;
+  // Counted as it would travel; encoded_size also runs the encoder's checks on the message.
+  bytes_sent_ += encoded_size(msg);
   ++messages_sent_;
   Queue& q = queues_[to];
   {
     std::lock_guard lock(q.mutex);
-    q.frames.push_back(std::move(frame));
+    q.messages.push_back(std::move(msg));
   }
   q.ready.notify_one();
 }
 
-std::optional<Frame> InprocNetwork::take(NodeId self, double timeout_s) {
+std::optional<Message> InprocNetwork::take(NodeId self, double timeout_s) {
   Queue& q = queues_.at(self);
   std::unique_lock lock(q.mutex);
   if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                        [&] { return !q.frames.empty() || aborted_.load(); }) ||
+                        [&] { return !q.messages.empty() || aborted_.load(); }) ||
       aborted_.load())
     return std::nullopt;
-  auto frame = std::move(q.frames.front());
-  q.frames.pop_front();
-  return frame;
+  auto msg = std::move(q.messages.front());
+  q.messages.pop_front();
+  return msg;
 }
 
 void InprocNetwork::abort() {
@@ -62,31 +57,13 @@ InprocEnv::InprocEnv(InprocNetwork& network, const JobLayout& layout, NodeId sel
 void InprocEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
-  Frame frame = network_.pool().acquire(encoded_size(msg));
-  // No checksum: the frame stays in this process's memory (codec.h, FrameChecksum).
-  encode_into(msg, frame.data(), frame.size, FrameChecksum::kSkip);
-  network_.deliver(to, std::move(frame));
-  spare_.give(std::move(msg.values));
+  // Moved, not encoded: the receiver gets these very vectors, as in the simulation.
+  network_.deliver(to, std::move(msg));
   mark();
 }
 
 std::optional<Message> InprocEnv::recv(double timeout_s) {
-  auto frame = network_.take(self_, timeout_s);
-  if (!frame) {
-    mark();
-    return std::nullopt;
-  }
-  Message m;
-  // The frame's size bounds its values: take spare memory only for a large one.
-  m.values = spare_.take(frame->size / sizeof(float));
-  try {
-    decode_into(frame->data(), frame->size, m, kDefaultMaxMessageBytes,
-                std::numeric_limits<std::uint64_t>::max(), FrameChecksum::kSkip);
-  } catch (...) {
-    network_.pool().release(std::move(*frame));
-    throw;
-  }
-  network_.pool().release(std::move(*frame));
+  auto m = network_.take(self_, timeout_s);
   mark();
   return m;
 }

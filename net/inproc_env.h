@@ -9,9 +9,9 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
-#include "net/frame_pool.h"
 #include "net/spare_values.h"
 #include "net/straggler_hold.h"
 #include "runtime/env.h"
@@ -19,28 +19,29 @@
 
 namespace pstwin::net {
 
-/// The queues between the nodes of one in-process job. Messages travel encoded with the wire
-/// codec (codec.h) and are decoded on receipt, exactly as on a real network; frame buffers come
-/// from a pool the nodes share, and go back to it once decoded. Thread-safe.
+/// The queues between the nodes of one in-process job. A message is handed over as it is, moved
+/// from its sender to its receiver as in the simulation (no encoding: in one process's memory
+/// there is nothing to guard against that a frame would), but sized by the codec
+/// (encoded_size), which also runs the encoder's checks, so traffic counts and bad messages are
+/// as on a network. Thread-safe.
 class InprocNetwork {
  public:
   explicit InprocNetwork(std::uint32_t nodes);
 
-  /// Queues `frame` for node `to`. Throws std::invalid_argument for an unknown node.
-  void deliver(NodeId to, Frame frame);
-  /// Queues a copy of the encoded message `bytes` (a heartbeat) for node `to`.
-  void deliver_copy(NodeId to, const std::vector<std::uint8_t>& bytes);
-  /// The next frame for `self`, waiting at most timeout_s; empty optional on timeout, and at
-  /// once after abort(). Give it back to pool() once decoded.
-  std::optional<Frame> take(NodeId self, double timeout_s);
-  /// The frame buffers of this job's nodes.
-  FramePool& pool() { return pool_; }
+  /// Queues `msg` (sender and receiver already stamped) for node `to`, counting encoded_size(msg)
+  /// bytes. Throws std::invalid_argument for an unknown node, ProtocolError for a message the
+  /// codec would refuse to encode (unsorted keys, lengths not one per key, ...).
+  void deliver(NodeId to, Message msg);
+  /// The next message for `self`, waiting at most timeout_s; empty optional on timeout, and at
+  /// once after abort().
+  std::optional<Message> take(NodeId self, double timeout_s);
   /// Ends the job: every waiting and future take() returns empty at once, so the roles stop
   /// (with their "nothing received" error) instead of waiting out their stall timeouts. For when
   /// one role has failed and the job cannot finish.
   void abort();
 
   std::uint32_t nodes() const { return static_cast<std::uint32_t>(queues_.size()); }
+  /// Encoded bytes and messages delivered so far (heartbeats included).
   std::uint64_t bytes_sent() const { return bytes_sent_.load(); }
   std::uint64_t messages_sent() const { return messages_sent_.load(); }
 
@@ -48,9 +49,8 @@ class InprocNetwork {
   struct Queue {
     std::mutex mutex;
     std::condition_variable ready;
-    std::deque<Frame> frames;
+    std::deque<Message> messages;
   };
-  FramePool pool_;
   std::vector<Queue> queues_;
   std::atomic<bool> aborted_{false};
   std::atomic<std::uint64_t> bytes_sent_{0};
@@ -95,8 +95,8 @@ class InprocEnv : public Env {
   std::unique_ptr<StragglerHold> hold_;
   CheckpointStore* checkpoints_ = nullptr;
   InprocNetwork& network_;
-  // Values of messages sent or done with, which the next received message decodes into (a
-  // worker's push buffer holds its next pull reply, and a server's reply buffer the next push).
+  // Values of received messages the role is done with, for it to fill again (a received
+  // message's vectors are its sender's, moved).
   SpareValues spare_;
   NodeId self_;
   Rng rng_;

@@ -79,9 +79,10 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
         Message beat;
         beat.header.type = MsgType::kHeartbeat;
         beat.header.sender = n;
+        beat.header.receiver = JobLayout::scheduler();
         heartbeats = std::make_unique<HeartbeatThread>(
             spec.fault.heartbeat_interval_s,
-            [&network, bytes = encode(beat)] { network.deliver_copy(JobLayout::scheduler(), bytes); });
+            [&network, beat] { network.deliver(JobLayout::scheduler(), beat); });
       }
       try {
         run_role(env, spec, n, *make_backend(device, nullptr));

@@ -6,6 +6,7 @@ namespace pstwin::net {
 
 void SpareValues::give(std::vector<float> values) {
   if (values.capacity() * sizeof(float) < kWorthKeepingBytes) return;
+  std::lock_guard lock(mutex_);
   held_.push_back(std::move(values));
   if (held_.size() > kKept) {
     auto smallest = std::min_element(held_.begin(), held_.end(), [](const auto& a, const auto& b) {
@@ -17,7 +18,9 @@ void SpareValues::give(std::vector<float> values) {
 }
 
 std::vector<float> SpareValues::take(std::size_t n) {
-  if (held_.empty() || n * sizeof(float) < kWorthKeepingBytes) return {};
+  if (n * sizeof(float) < kWorthKeepingBytes) return {};
+  std::lock_guard lock(mutex_);
+  if (held_.empty()) return {};
   auto pick = held_.end();
   for (auto it = held_.begin(); it != held_.end(); ++it)
     if (it->capacity() >= n && (pick == held_.end() || it->capacity() < pick->capacity())) pick = it;

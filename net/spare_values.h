@@ -1,9 +1,11 @@
 // SpareValues: value vectors a node's messages are done with, kept so that the next message
 // received decodes into memory already faulted in, and the next one sent is filled there
-// (DESIGN.md, "The hot path"). One node's; not thread-safe (its role's thread uses it).
+// (DESIGN.md, "The hot path"). One node's. Thread-safe: a transport's I/O thread gives back the
+// values it sent from (ZeroMQ's free function).
 #pragma once
 
 #include <cstddef>
+#include <mutex>
 #include <vector>
 
 namespace pstwin::net {
@@ -23,6 +25,7 @@ class SpareValues {
   std::vector<float> take(std::size_t n);
 
  private:
+  std::mutex mutex_;
   std::vector<std::vector<float>> held_;
 };
 

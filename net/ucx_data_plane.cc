@@ -1,6 +1,7 @@
 // UcxDataPlane over UCP's tag matching (see ucx_data_plane.h).
 #include "net/ucx_data_plane.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
@@ -56,19 +57,22 @@ struct UcxDataPlane::Peer {
   bool said = false;  // the failure was logged
 };
 
-/// The message being received (a rendezvous in progress, or one just probed).
+/// The message being received (a rendezvous in progress, or one just probed): its header part
+/// or whole frame, then, for a split one, its values part.
 struct UcxDataPlane::PendingReceive {
-  void* request = nullptr;  // null: done at once; UCS_PTR_IS_ERR: failed at once
+  void* request = nullptr;  // the current part's; null: done at once; UCS_PTR_IS_ERR: failed at once
   UcxReceived got;
-  std::size_t length = 0;  // as the sender announced it
+  std::size_t length = 0;  // as the sender announced it (both parts of a split one)
   bool oversize = false;
+  ucs_status_t status = UCS_OK;  // the first failure of either part
 };
 
-/// A send UCX has not finished: the request and the buffer it reads from.
+/// A send UCX has not finished: the request and the buffers it reads from.
 struct UcxDataPlane::PendingSend {
   void* request = nullptr;
   Frame frame;
   NodeId to = 0;
+  Message owner;  // send_split's values part: holds the values sent from
 };
 
 UcxDataPlane::UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures)
@@ -188,29 +192,54 @@ void UcxDataPlane::forget(NodeId id) {
 }
 
 void UcxDataPlane::send(NodeId id, std::uint64_t tag, Frame frame) {
+  auto pending = std::make_unique<PendingSend>();
+  pending->frame = std::move(frame);
+  pending->to = id;
+  const void* buffer = pending->frame.data();
+  const std::size_t size = pending->frame.size;
+  start_send(*peers_.at(id), tag, std::move(pending), buffer, size);
+}
+
+void UcxDataPlane::send_split(NodeId id, std::uint64_t tag, Frame head, const std::uint8_t* values,
+                              std::size_t values_size, Message owner) {
   Peer& peer = *peers_.at(id);
+  send(id, tag | kTagFollows, std::move(head));
+  auto pending = std::make_unique<PendingSend>();
+  pending->owner = std::move(owner);  // moving the message keeps its values where they are
+  pending->to = id;
+  start_send(peer, tag | kTagValues, std::move(pending), values, values_size);
+}
+
+void UcxDataPlane::start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<PendingSend> send,
+                              const void* buffer, std::size_t size) {
   progress();
   if (peer.failed) {
     if (!peer.said)
-      std::cerr << "pstwin: UCX: the endpoint to node " << id
+      std::cerr << "pstwin: UCX: the endpoint to node " << peer.id
                 << " failed (its process is gone?); messages to it are dropped\n";
     peer.said = true;
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
   ucp_request_param_t param{};  // no callback: completion is polled (sweep_sends)
-  void* request = ucp_tag_send_nbx(peer.ep, frame.data(), frame.size, tag, &param);
+  void* request = ucp_tag_send_nbx(peer.ep, buffer, size, tag, &param);
   if (request == nullptr) {  // done already: UCX copied it out
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
   if (UCS_PTR_IS_ERR(request)) {
-    std::cerr << "pstwin: UCX: sending to node " << id << " failed: "
+    std::cerr << "pstwin: UCX: sending to node " << peer.id << " failed: "
               << ucs_status_string(UCS_PTR_STATUS(request)) << "\n";
-    frames_->release(std::move(frame));
+    finish(*send);
     return;
   }
-  pending_.push_back(std::make_unique<PendingSend>(PendingSend{request, std::move(frame), id}));
+  send->request = request;
+  pending_.push_back(std::move(send));
+}
+
+void UcxDataPlane::finish(PendingSend& send) {
+  frames_->release(std::move(send.frame));
+  if (spare_) spare_->give(std::move(send.owner.values));
 }
 
 void UcxDataPlane::sweep_sends() {
@@ -224,7 +253,7 @@ void UcxDataPlane::sweep_sends() {
     if (status != UCS_OK && status != UCS_ERR_CANCELED)
       std::cerr << "pstwin: UCX: a message to node " << p.to << " was lost: " << ucs_status_string(status) << "\n";
     ucp_request_free(p.request);
-    frames_->release(std::move(p.frame));
+    finish(p);
     pending_[i] = std::move(pending_.back());
     pending_.pop_back();
   }
@@ -236,44 +265,68 @@ void UcxDataPlane::progress() {
   sweep_sends();
 }
 
+void* UcxDataPlane::start_receive(void* message, std::size_t length, std::size_t limit, Frame& into,
+                                  bool& oversize) {
+  // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
+  // and reports it truncated.
+  oversize = oversize || length > limit;
+  into = frames_->acquire(length > limit ? 64 : length);
+  ucp_request_param_t param{};
+  return ucp_tag_msg_recv_nbx(wrk(worker_), into.data(), into.size, static_cast<ucp_tag_message_h>(message), &param);
+}
+
 std::optional<UcxReceived> UcxDataPlane::receive() {
   progress();
   if (!receiving_) {
+    // Any message but a values part, which is taken only after its header part.
     ucp_tag_recv_info_t info{};
-    ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, 0, /*remove=*/1, &info);
+    ucp_tag_message_h message = ucp_tag_probe_nb(wrk(worker_), 0, kTagValues, /*remove=*/1, &info);
     if (message == nullptr) return std::nullopt;
     receiving_ = std::make_unique<PendingReceive>();
     PendingReceive& r = *receiving_;
-    r.got.tag = info.sender_tag;
+    r.got.tag = info.sender_tag & ~kTagFollows;
+    r.got.split = (info.sender_tag & kTagFollows) != 0;
     r.length = info.length;
-    // An oversize message is still taken off the worker, into a few bytes: UCX discards the rest
-    // and reports it truncated.
-    r.oversize = info.length > max_message_bytes_;
-    r.got.bytes = frames_->acquire(r.oversize ? 64 : info.length);
-    ucp_request_param_t param{};
-    r.request = ucp_tag_msg_recv_nbx(wrk(worker_), r.got.bytes.data(), r.got.bytes.size, message, &param);
+    r.request = start_receive(message, info.length, max_message_bytes_, r.got.bytes, r.oversize);
   }
   // A large message comes by rendezvous, which needs its sender to progress too: until it has
   // arrived, nothing else is taken (messages of one sender stay in order) and nullopt is
   // returned, so that the caller waits on event_fd() rather than spinning.
   PendingReceive& r = *receiving_;
-  ucs_status_t status = UCS_OK;
-  if (UCS_PTR_IS_ERR(r.request)) {
-    status = UCS_PTR_STATUS(r.request);
-  } else if (r.request != nullptr) {
-    status = ucp_request_check_status(r.request);
-    if (status == UCS_INPROGRESS) return std::nullopt;
-    ucp_request_free(r.request);
+  for (;;) {
+    if (UCS_PTR_IS_ERR(r.request)) {
+      if (r.status == UCS_OK) r.status = UCS_PTR_STATUS(r.request);
+    } else if (r.request != nullptr) {
+      const ucs_status_t status = ucp_request_check_status(r.request);
+      if (status == UCS_INPROGRESS) return std::nullopt;
+      ucp_request_free(r.request);
+      if (r.status == UCS_OK) r.status = status;
+    }
+    r.request = nullptr;
+    if (!r.got.split || r.got.values.bytes) break;  // whole, or both parts in
+    // A split message: its values part, from the same sender, comes next (taken even when the
+    // header part failed, so that it does not pass for the next message's).
+    ucp_tag_recv_info_t info{};
+    ucp_tag_message_h message =
+        ucp_tag_probe_nb(wrk(worker_), r.got.tag | kTagValues, ~std::uint64_t{0}, /*remove=*/1, &info);
+    if (message == nullptr) return std::nullopt;
+    const std::size_t head = r.length;
+    r.length += info.length;
+    r.request = start_receive(message, info.length, max_message_bytes_ - std::min(head, max_message_bytes_),
+                              r.got.values, r.oversize);
   }
   UcxReceived got = std::move(r.got);
   if (r.oversize) {
     got.error = std::to_string(r.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
                 "-byte limit";
-  } else if (status != UCS_OK) {
-    got.error = std::string("UCX could not receive it: ") + ucs_status_string(status);
+  } else if (r.status != UCS_OK) {
+    got.error = std::string("UCX could not receive it: ") + ucs_status_string(r.status);
   }
   receiving_.reset();
-  if (!got.error.empty()) frames_->release(std::move(got.bytes));
+  if (!got.error.empty()) {
+    frames_->release(std::move(got.bytes));
+    frames_->release(std::move(got.values));
+  }
   return got;
 }
 

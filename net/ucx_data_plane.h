@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net/frame_pool.h"
+#include "net/spare_values.h"
 #include "runtime/message.h"
 
 namespace pstwin::net {
@@ -22,6 +23,10 @@ namespace pstwin::net {
 struct UcxReceived {
   std::uint64_t tag = 0;
   Frame bytes;        ///< valid when `error` is empty; give it back to the pool once decoded
+  /// A split message (send_split): `bytes` is its header part and this its values part (both
+  /// back to the pool once decoded); otherwise `bytes` is a whole frame.
+  bool split = false;
+  Frame values;
   std::string error;  ///< "1073741900 bytes, over the 1073741824-byte limit", a UCX error, ...
 };
 
@@ -77,9 +82,28 @@ class UcxDataPlane {
   /// REQUIRES: connected(id). Never blocks; the buffer goes back to the pool once UCX is done
   /// with it. To a peer whose endpoint failed, drops the message (said once per peer).
   void send(NodeId id, std::uint64_t tag, Frame frame);
-  /// Progresses the worker and takes the next message that arrived, whole; nullopt when none has
-  /// (a large one's rendezvous still running counts as none: call again after event_fd() fires).
-  /// Messages come in the order their senders sent them.
+  /// Sends a message split (runtime/codec.h): its header part `head` (encode_split_into), then
+  /// its values part values[0..values_size) as a second UCX message sent from where it lies, so
+  /// a large one goes by rendezvous straight from the role's memory (cma or RDMA), with no copy
+  /// on this side. (One UCX message with an iov of both was tried: UCX 1.13 sends a non-contiguous
+  /// buffer by copying it through bounce buffers, slower than a copy of our own.) The head's tag
+  /// is `tag` | kTagFollows, the values' `tag` | kTagValues, so the receiver takes a sender's
+  /// values part right after its head. `owner` holds the values (they point into its vectors)
+  /// until UCX is done; its values then go to the spare values given by set_spare_values(), if
+  /// any. Otherwise as send().
+  void send_split(NodeId id, std::uint64_t tag, Frame head, const std::uint8_t* values, std::size_t values_size,
+                  Message owner);
+  /// Tag bits of a split message: on its header part, and on its values part.
+  static constexpr std::uint64_t kTagFollows = std::uint64_t{1} << 62;
+  static constexpr std::uint64_t kTagValues = std::uint64_t{1} << 63;
+  /// Where send_split() gives back the values it sent from (a node's spare values).
+  void set_spare_values(std::shared_ptr<SpareValues> spare) { spare_ = std::move(spare); }
+  /// Progresses the worker and takes the next message that arrived, whole (a split one with its
+  /// values part); nullopt when none has (a large one's rendezvous still running, or a split
+  /// one's values part not here yet, counts as none: call again after event_fd() fires).
+  /// Messages come in the order their senders sent them. The tag returned is the sender's, with
+  /// kTagFollows cleared. A sender that dies between the two parts of a split message leaves
+  /// this node waiting for the second until its role's stall timeout.
   std::optional<UcxReceived> receive();
   /// A file descriptor that becomes readable when the worker has something to progress; poll it
   /// after arm() returned true.
@@ -101,11 +125,20 @@ class UcxDataPlane {
   struct PendingReceive;
   void progress();
   void sweep_sends();
+  /// Hands `send` (holding the buffer at `buffer`) to UCX, or finishes it.
+  void start_send(Peer& peer, std::uint64_t tag, std::unique_ptr<PendingSend> send, const void* buffer,
+                  std::size_t size);
+  /// Starts receiving `message` (length `length`) into a pool buffer, or into 64 bytes that UCX
+  /// truncates it to when it is over `limit`; returns the request.
+  void* start_receive(void* message, std::size_t length, std::size_t limit, Frame& into, bool& oversize);
+  /// Gives a finished send's buffers back.
+  void finish(PendingSend& send);
   /// Closes endpoint `ep` (a ucp_ep_h) at once, cancelling its sends.
   void close_endpoint(void* ep);
 
   const std::size_t max_message_bytes_;
   std::shared_ptr<FramePool> frames_;
+  std::shared_ptr<SpareValues> spare_;
   void* context_ = nullptr;  // ucp_context_h
   void* worker_ = nullptr;   // ucp_worker_h
   std::string address_hex_;

@@ -40,6 +40,7 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
     if (options_.keys) throw std::invalid_argument("UCX has no authentication: it needs --insecure");
     ucx_ = std::make_unique<UcxDataPlane>(options_.max_message_bytes, frames_, options_.ucx_peer_failures);
     ucx_->set_linger(options_.linger_s);
+    ucx_->set_spare_values(spare_);
   }
 }
 
@@ -78,7 +79,7 @@ void ZmqEnv::reject(const std::string& from, const std::string& why) {
             << "\n";
 }
 
-std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
+std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   // Nothing but the ROUTER to wait on: a blocking recv, as plain ZeroMQ code waits.
@@ -101,9 +102,15 @@ std::optional<std::pair<std::string, zmq::message_t>> ZmqEnv::receive_raw(double
       if (!router_.recv(frame, zmq::recv_flags::dontwait)) break;
       frames.push_back(std::move(frame));
     } while (frames.back().more());
-    if (frames.size() == 2) return std::make_pair(frames[0].to_string(), std::move(frames[1]));
+    // Identity, header part, and the values part when there are values (wire version 6).
+    if (frames.size() == 2 || frames.size() == 3) {
+      ReceivedParts parts{frames[0].to_string(), std::move(frames[1]), {}};
+      if (frames.size() == 3) parts.values = std::move(frames[2]);
+      return parts;
+    }
     reject(frames.empty() ? "?" : printable(frames[0].to_string()),
-           "expected one frame per message, got " + std::to_string(frames.size() - 1));
+           "expected a header part and at most a values part, got " + std::to_string(frames.size() - 1) +
+               " parts");
   }
 }
 
@@ -131,61 +138,36 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   return peers_.emplace(to, std::move(s)).first->second;
 }
 
-namespace {
-
-/// Below this size a frame is ZeroMQ's own allocation: small ones cost no page faults, and lending
-/// a pool buffer would cost a bookkeeping allocation of its own.
-constexpr std::size_t kLentFrameBytes = 64 * 1024;
-
-/// A pool buffer lent to ZeroMQ until its I/O thread has sent it.
-struct LentFrame {
-  std::shared_ptr<FramePool> pool;
-  Frame frame;
-};
-
-void give_back(void*, void* hint) {
-  std::unique_ptr<LentFrame> lent(static_cast<LentFrame*>(hint));
-  lent->pool->release(std::move(lent->frame));
-}
-
-}  // namespace
-
-Message ZmqEnv::decode_received(const zmq::message_t& frame) {
+Message ZmqEnv::decode_received(const ReceivedParts& parts) {
   Message m;
-  // The frame's size bounds its values: take spare memory only for a large one.
-  m.values = spare_.take(frame.size() / sizeof(float));
-  decode_into(static_cast<const std::uint8_t*>(frame.data()), frame.size(), m,
-              options_.max_message_bytes, options_.max_range_keys, data_checksum());
+  // The values part's size is the values': take spare memory only for a large one.
+  m.values = spare_->take(parts.values.size() / sizeof(float));
+  decode_parts(parts, m, options_.max_message_bytes, options_.max_range_keys, data_checksum());
   return m;
 }
 
 void ZmqEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
-  // Encoded straight into the frame ZeroMQ sends, saving a copy of the payload; a large one into
-  // a reused buffer that ZeroMQ takes without copying.
   const std::size_t size = encoded_size(msg);
-  zmq::message_t frame;
+  const MessageHeader header = msg.header;
   if (ucx_ && to != kScheduler) {
-    send_over_ucx(to, msg, size);
-  } else if (size >= kLentFrameBytes) {
-    auto lent = std::make_unique<LentFrame>(LentFrame{frames_, frames_->acquire(size)});
-    encode_into(msg, lent->frame.data(), size, data_checksum());
-    std::uint8_t* bytes = lent->frame.data();
-    frame.rebuild(bytes, size, give_back, lent.get());
-    lent.release();  // ZeroMQ owns it now, and calls give_back once the frame is sent
+    send_over_ucx(to, std::move(msg));
   } else {
-    frame.rebuild(size);
-    encode_into(msg, static_cast<std::uint8_t*>(frame.data()), size, data_checksum());
+    // The values go out from where they lie (zmq_parts.h): no copy into a frame.
+    OutgoingParts parts = split_for_zmq(std::move(msg), data_checksum(), frames_, spare_);
+    zmq::socket_t& socket = peer(to);
+    const bool two = parts.values.size() > 0;
+    // Once a first part is queued ZeroMQ takes the rest, so only the first can time out.
+    if (!socket.send(parts.head, two ? zmq::send_flags::sndmore : zmq::send_flags::none))
+      throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
+                               std::to_string(to) + " at " + book_[to] + " timed out after " +
+                               format_seconds(options_.send_timeout_s));
+    if (two) (void)socket.send(parts.values, zmq::send_flags::none);
   }
-  spare_.give(std::move(msg.values));
-  if (frame.size() > 0 && !peer(to).send(frame, zmq::send_flags::none))
-    throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
-                             std::to_string(to) + " at " + book_[to] + " timed out after " +
-                             format_seconds(options_.send_timeout_s));
   // A worker's straggler events are measurements, which the simulation does not send: not
   // counted, so traffic compares across environments.
-  if (msg.header.type != MsgType::kEvent) {
+  if (header.type != MsgType::kEvent) {
     bytes_sent_ += size;
     ++messages_sent_;
   }
@@ -193,9 +175,9 @@ void ZmqEnv::send(NodeId to, Message msg) {
   progress_bytes_.store(bytes_sent_, std::memory_order_relaxed);
   // A worker's push for clock c finishes clock c (under hybrid, so does its share of its host's
   // sum); a server's reply says the clock it serves.
-  if (msg.header.type == MsgType::kPush || msg.header.type == MsgType::kHostReduce)
-    note_clock(msg.header.clock + 1);
-  else if (msg.header.type == MsgType::kPullReply) note_clock(msg.header.version);
+  if (header.type == MsgType::kPush || header.type == MsgType::kHostReduce)
+    note_clock(header.clock + 1);
+  else if (header.type == MsgType::kPullReply) note_clock(header.version);
 }
 
 namespace {
@@ -267,7 +249,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     // What ZeroMQ holds goes first: the scheduler's messages cause what peers then send (a
     // hybrid job's start before the replies that follow it), and roles expect them in that order.
     int wake_fd = -1;
-    std::optional<std::pair<std::string, zmq::message_t>> raw;
+    std::optional<ReceivedParts> raw;
     if (ucx_) {
       raw = receive_raw(0.0);
       if (!raw) {
@@ -285,26 +267,25 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       mark();
       return std::nullopt;
     }
-    const auto sender = parse_node_identity(raw->first);
-    if (self_ == kScheduler && !raw->first.empty() && raw->first[0] == 'r') {
+    const auto sender = parse_node_identity(raw->identity);
+    if (self_ == kScheduler && !raw->identity.empty() && raw->identity[0] == 'r') {
       // A node registering after the job started: a restarted one, or one too many.
       try {
-        const Message reg = decode(static_cast<const std::uint8_t*>(raw->second.data()),
-                                   raw->second.size(), options_.max_message_bytes, options_.max_range_keys);
-        if (reg.header.type == MsgType::kRegister) take_back(raw->first, reg);
-        else reject(printable(raw->first), "expected a registration");
+        Message reg;
+        decode_parts(*raw, reg, options_.max_message_bytes, options_.max_range_keys, FrameChecksum::kVerify);
+        if (reg.header.type == MsgType::kRegister) take_back(raw->identity, reg);
+        else reject(printable(raw->identity), "expected a registration");
       } catch (const ProtocolError& e) {
-        reject(printable(raw->first), e.what());
+        reject(printable(raw->identity), e.what());
       }
       continue;
     }
-    const auto beating = sender ? std::nullopt : parse_node_identity(raw->first, 'h');
+    const auto beating = sender ? std::nullopt : parse_node_identity(raw->identity, 'h');
     if (beating && *beating < book_.size() && *beating != self_) {
       // A node's heartbeat connection: heartbeats only, from the node it names.
       Message m;
       try {
-        m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                   options_.max_message_bytes, options_.max_range_keys);
+        decode_parts(*raw, m, options_.max_message_bytes, options_.max_range_keys, FrameChecksum::kVerify);
       } catch (const ProtocolError& e) {
         reject("node " + std::to_string(*beating), e.what());
         continue;
@@ -317,12 +298,12 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       return m;
     }
     if (!sender || *sender >= book_.size() || *sender == self_) {
-      reject(printable(raw->first), "not a node of this job");
+      reject(printable(raw->identity), "not a node of this job");
       continue;
     }
     Message m;
     try {
-      m = decode_received(raw->second);
+      m = decode_received(*raw);
     } catch (const ProtocolError& e) {
       reject("node " + std::to_string(*sender), e.what());
       continue;

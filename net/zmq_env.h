@@ -20,6 +20,7 @@
 #include "net/curve_keys.h"
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
+#include "net/zmq_parts.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
 #include "net/straggler_hold.h"
@@ -211,8 +212,8 @@ class ZmqEnv : public Env {
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
   double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
-  std::vector<float> reusable_values(std::size_t n) override { return spare_.take(n); }
-  void recycle_values(std::vector<float> values) override { spare_.give(std::move(values)); }
+  std::vector<float> reusable_values(std::size_t n) override { return spare_->take(n); }
+  void recycle_values(std::vector<float> values) override { spare_->give(std::move(values)); }
   /// For a worker, after the rendezvous: measures its compute and applies the scenario's
   /// stragglers. Call before the role runs.
   void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
@@ -233,9 +234,10 @@ class ZmqEnv : public Env {
   void abandon_unsent_to_peers();
 
  private:
-  /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
-  /// Also returns nullopt, early, once `wake_fd` (>= 0: UCX's event descriptor) is readable.
-  std::optional<std::pair<std::string, zmq::message_t>> receive_raw(double timeout_s, int wake_fd = -1);
+  /// One message from the ROUTER: identity, header part and values part (zmq_parts.h); nullopt
+  /// on timeout. One of another number of parts is dropped and counted. Also returns nullopt,
+  /// early, once `wake_fd` (>= 0: UCX's event descriptor) is readable.
+  std::optional<ReceivedParts> receive_raw(double timeout_s, int wake_fd = -1);
   /// A decoded message from node `sender` (as its connection or UCX tag says): what the role gets,
   /// or nullopt when the env took it itself (an address update, an event) or dropped it.
   std::optional<Message> accept_from_node(NodeId sender, Message m);
@@ -243,7 +245,7 @@ class ZmqEnv : public Env {
   /// ROUTER is; nullopt when none is waiting (one that fails the checks is dropped and counted).
   std::optional<Message> receive_over_ucx();
   /// Sends `msg` (sender and receiver set) to `to` over UCX.
-  void send_over_ucx(NodeId to, const Message& msg, std::size_t size);
+  void send_over_ucx(NodeId to, Message msg);
   void reject(const std::string& from, const std::string& why);
   zmq::socket_t& peer(NodeId to);
   void secure_client(zmq::socket_t& s) const;
@@ -275,8 +277,8 @@ class ZmqEnv : public Env {
   Message await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
                       const std::string& waiting_for);
 
-  /// `m` decoded from a received frame into this node's spare buffers; throws ProtocolError.
-  Message decode_received(const zmq::message_t& frame);
+  /// `m` decoded from a received message into this node's spare buffers; throws ProtocolError.
+  Message decode_received(const ReceivedParts& parts);
   /// The frame checksum of messages sent and received after the rendezvous: none under CURVE,
   /// whose Poly1305 tag already authenticates every frame (DESIGN.md, "The hot path"). The
   /// rendezvous and heartbeats always carry it, so both sides agree whatever their settings.
@@ -291,8 +293,9 @@ class ZmqEnv : public Env {
   // back once sent (zmq_msg_init_data with a free function): shared, so a frame still queued at
   // close finds its pool. Declared before context_, so it outlives the sockets.
   std::shared_ptr<FramePool> frames_ = std::make_shared<FramePool>();
-  // Values of messages sent or done with, which the next received message decodes into.
-  SpareValues spare_;
+  // Values of messages sent or done with, which the next received message decodes into. Shared:
+  // ZeroMQ's I/O thread gives back the values it sent from, possibly at close.
+  std::shared_ptr<SpareValues> spare_ = std::make_shared<SpareValues>();
   std::unique_ptr<UcxDataPlane> ucx_;  // --transport ucx: servers and workers only
   zmq::context_t context_;
   std::unique_ptr<ZapAuthenticator> authenticator_;

@@ -2,6 +2,7 @@
 // (or rejoin a running job after a restart). The data path is in zmq_env.cc.
 #include <algorithm>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <thread>
@@ -142,11 +143,11 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
               format_seconds(rules.ready_timeout_s) + ": " + missing_nodes(ready, servers) +
               " (a slow or overloaded machine needs a longer --stall-timeout)");
     }
-    const std::string& who = raw->first;
+    const std::string& who = raw->identity;
     Message m;
     try {
-      m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                 options_.max_message_bytes);
+      decode_parts(*raw, m, options_.max_message_bytes, std::numeric_limits<std::uint64_t>::max(),
+                   FrameChecksum::kVerify);
     } catch (const ProtocolError& e) {
       reject(printable(who), e.what());
       continue;
@@ -337,14 +338,15 @@ void ZmqEnv::refuse_latecomers(const std::string& why, double seconds) {
     if (left <= 0) return;
     auto raw = receive_raw(left);
     if (!raw) return;
-    if (raw->first.empty() || raw->first[0] != 'r') continue;  // not a registration socket ('r...')
+    if (raw->identity.empty() || raw->identity[0] != 'r') continue;  // not a registration socket ('r...')
     try {
-      const Message m = decode(static_cast<const std::uint8_t*>(raw->second.data()), raw->second.size(),
-                               options_.max_message_bytes);
+      Message m;
+      decode_parts(*raw, m, options_.max_message_bytes, std::numeric_limits<std::uint64_t>::max(),
+                   FrameChecksum::kVerify);
       // A registration, not a registered node's data report: that node was told already.
       if (m.header.type == MsgType::kRegister &&
           !wire_json::parse_object(m.data, "registration").contains("ready"))
-        refuse_registration(raw->first, why);
+        refuse_registration(raw->identity, why);
     } catch (const ProtocolError&) {
       // Nothing to answer: the job is not starting anyway.
     }

@@ -10,7 +10,7 @@
 
 namespace pstwin::net {
 
-void ZmqEnv::send_over_ucx(NodeId to, const Message& msg, std::size_t size) {
+void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
   if (!ucx_->connected(to)) {
     if (to >= book_.size()) throw std::invalid_argument("send to unknown node " + std::to_string(to));
     const NodeAddress address = split_node_address(book_[to]);
@@ -19,11 +19,24 @@ void ZmqEnv::send_over_ucx(NodeId to, const Message& msg, std::size_t size) {
                                address.zmq + " runs no UCX: every server and worker of a job needs --transport ucx");
     ucx_->connect(to, address.ucx);
   }
-  // Encoded straight into a pool buffer, which UCX sends from without another copy (a large
-  // message by rendezvous: the receiver pulls it from here) and gives back once done.
+  const std::size_t values_size = values_section_size(msg);
+  const std::uint8_t* values = values_to_send(msg);
+  if (values_size >= kLentPartBytes && values != nullptr) {
+    // The header part in a pool buffer, then the values sent from the role's own vector or the
+    // shared zeros: a large message by rendezvous, so the receiver pulls them from here.
+    const std::size_t head_size = encoded_size(msg) - values_size;
+    Frame head = frames_->acquire(head_size);
+    encode_split_into(msg, head.data(), head_size, values, data_checksum());
+    ucx_->send_split(to, self_, std::move(head), values, values_size, std::move(msg));
+    return;
+  }
+  // Small, or values that must be written out: encoded whole into a pool buffer,
+  // which UCX sends from and gives back once done.
+  const std::size_t size = encoded_size(msg);
   Frame frame = frames_->acquire(size);
   encode_into(msg, frame.data(), size, data_checksum());
   ucx_->send(to, self_, std::move(frame));
+  spare_->give(std::move(msg.values));
 }
 
 std::optional<Message> ZmqEnv::receive_over_ucx() {
@@ -38,21 +51,28 @@ std::optional<Message> ZmqEnv::receive_over_ucx() {
     // The tag is the sender's node id; the scheduler speaks over ZeroMQ only.
     if (got->tag == kScheduler || got->tag >= book_.size() || got->tag == self_) {
       frames_->release(std::move(got->bytes));
+      frames_->release(std::move(got->values));
       reject(from, "not a server or worker of this job");
       continue;
     }
     const auto sender = static_cast<NodeId>(got->tag);
     Message m;
-    m.values = spare_.take(got->bytes.size / sizeof(float));
+    m.values = spare_->take((got->split ? got->values.size : got->bytes.size) / sizeof(float));
     try {
-      decode_into(got->bytes.data(), got->bytes.size, m, options_.max_message_bytes, options_.max_range_keys,
-                  data_checksum());
+      if (got->split)
+        decode_split_into(got->bytes.data(), got->bytes.size, got->values.data(), got->values.size, m,
+                          options_.max_message_bytes, options_.max_range_keys, data_checksum());
+      else
+        decode_into(got->bytes.data(), got->bytes.size, m, options_.max_message_bytes, options_.max_range_keys,
+                    data_checksum());
     } catch (const ProtocolError& e) {
       frames_->release(std::move(got->bytes));
+      frames_->release(std::move(got->values));
       reject("node " + std::to_string(sender), e.what());
       continue;
     }
     frames_->release(std::move(got->bytes));
+    frames_->release(std::move(got->values));
     if (auto delivered = accept_from_node(sender, std::move(m))) return delivered;
   }
 }

@@ -6,6 +6,8 @@
 #include <limits>
 #include <string>
 
+// For XXH3_state_t on the stack (the split frame's checksum is streamed over its parts).
+#define XXH_STATIC_LINKING_ONLY
 #include <xxhash.h>
 
 #include "runtime/byte_order.h"
@@ -78,30 +80,15 @@ std::size_t encoded_size_for(const Message& msg, KeyMode mode) {
   return total + static_cast<std::size_t>(n_v) * 4;
 }
 
-}  // namespace
-
-std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size) {
-  return static_cast<std::uint32_t>(XXH3_64bits(data, size));
+// Bytes of the values section: 4 per stored or virtual value, or the packed bytes.
+std::size_t values_bytes(const Message& msg) {
+  if (msg.value_format != ValueFormat::kFloat32) return packed_values::section_bytes(msg);
+  return (msg.values.size() + static_cast<std::size_t>(msg.virtual_values)) * 4;
 }
 
-std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
-
-std::vector<std::uint8_t> encode(const Message& msg) {
-  std::vector<std::uint8_t> out(encoded_size(msg));
-  encode_into(msg, out.data(), out.size());
-  return out;
-}
-
-std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
-                        FrameChecksum checksum) {
-  const KeyMode mode = key_mode_of(msg);
-  const std::size_t size = encoded_size_for(msg, mode);
-  if (capacity < size)
-    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": needs " +
-                        std::to_string(size) + " bytes, the buffer has " + std::to_string(capacity));
-  std::uint8_t* p = out;
+// The fixed header and the keys; returns where the values section starts.
+std::uint8_t* write_head(const Message& msg, KeyMode mode, std::uint8_t* p) {
   const MessageHeader& h = msg.header;
-
   std::memcpy(p, kMagic, 4);
   p[4] = kWireVersion;
   p[5] = static_cast<std::uint8_t>(h.type);
@@ -125,7 +112,6 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
   store_u64(p + 96, msg.lengths.size());
   store_u64(p + 104, msg.data.size());
   p += kWireHeaderBytes;
-
   if (mode == kExplicitKeys) {
     store_array(p, msg.keys.data(), msg.keys.size());
     p += msg.keys.size() * 8;
@@ -133,19 +119,100 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
     store_u64(p, msg.keys.front());
     p += 8;
   }
+  return p;
+}
+
+// The values section (packed bytes, or stored values then virtual ones as zeros); returns its end.
+std::uint8_t* write_values(const Message& msg, std::uint8_t* p) {
   if (!msg.packed.empty()) std::memcpy(p, msg.packed.data(), msg.packed.size());
   p += msg.packed.size();
   store_array(p, msg.values.data(), msg.values.size());
   p += msg.values.size() * 4;
-  // Virtual values travel as zeros.
   if (msg.virtual_values > 0) std::memset(p, 0, msg.virtual_values * 4);
-  p += msg.virtual_values * 4;
+  return p + msg.virtual_values * 4;
+}
+
+// Lengths and data; returns where the checksum goes.
+std::uint8_t* write_tail(const Message& msg, std::uint8_t* p) {
   store_array(p, msg.lengths.data(), msg.lengths.size());
   p += msg.lengths.size() * 4;
   if (!msg.data.empty()) std::memcpy(p, msg.data.data(), msg.data.size());
-  p += msg.data.size();
+  return p + msg.data.size();
+}
 
+// frame_checksum of the frame a split one stands for: its head, values section and tail in order.
+std::uint32_t split_checksum(const std::uint8_t* head, std::size_t head_size, const std::uint8_t* values,
+                             std::size_t values_size, const std::uint8_t* tail, std::size_t tail_size) {
+  XXH3_state_t state;
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, head, head_size);
+  if (values_size > 0) XXH3_64bits_update(&state, values, values_size);
+  XXH3_64bits_update(&state, tail, tail_size);
+  return static_cast<std::uint32_t>(XXH3_64bits_digest(&state));
+}
+
+}  // namespace
+
+std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size) {
+  return static_cast<std::uint32_t>(XXH3_64bits(data, size));
+}
+
+std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
+
+std::vector<std::uint8_t> encode(const Message& msg) {
+  std::vector<std::uint8_t> out(encoded_size(msg));
+  encode_into(msg, out.data(), out.size());
+  return out;
+}
+
+std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
+                        FrameChecksum checksum) {
+  const KeyMode mode = key_mode_of(msg);
+  const std::size_t size = encoded_size_for(msg, mode);
+  if (capacity < size)
+    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": needs " +
+                        std::to_string(size) + " bytes, the buffer has " + std::to_string(capacity));
+  std::uint8_t* p = write_head(msg, mode, out);
+  p = write_values(msg, p);
+  p = write_tail(msg, p);
   store_u32(p, checksum == FrameChecksum::kVerify ? frame_checksum(out, size - kCrcBytes) : 0);
+  return size;
+}
+
+std::size_t values_section_size(const Message& msg) {
+  key_mode_of(msg);  // the same checks as encoded_size
+  return values_bytes(msg);
+}
+
+const std::uint8_t* values_in_place(const Message& msg) {
+  if (msg.value_format != ValueFormat::kFloat32)
+    return msg.packed.empty() ? nullptr : msg.packed.data();
+  if (!kHostIsLittleEndian || msg.virtual_values > 0 || msg.values.empty()) return nullptr;
+  return reinterpret_cast<const std::uint8_t*>(msg.values.data());
+}
+
+void write_values_section(const Message& msg, std::uint8_t* out) { write_values(msg, out); }
+
+std::size_t values_offset(const std::uint8_t* head) {
+  const std::uint8_t mode = head[6];
+  return kWireHeaderBytes + (mode == kExplicitKeys ? load_u64(head + 80) * 8 : mode == kKeyRange ? 8 : 0);
+}
+
+std::size_t encode_split_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
+                              const std::uint8_t* values, FrameChecksum checksum) {
+  const KeyMode mode = key_mode_of(msg);
+  const std::size_t values_size = values_bytes(msg);
+  const std::size_t size = encoded_size_for(msg, mode) - values_size;
+  if (capacity < size)
+    throw ProtocolError("encode " + std::string(msg_type_name(msg.header.type)) + ": its header part needs " +
+                        std::to_string(size) + " bytes, the buffer has " + std::to_string(capacity));
+  std::uint8_t* tail = write_head(msg, mode, out);
+  std::uint8_t* p = write_tail(msg, tail);
+  std::uint32_t sum = 0;
+  if (checksum == FrameChecksum::kVerify)
+    sum = split_checksum(out, static_cast<std::size_t>(tail - out), values, values_size, tail,
+                         static_cast<std::size_t>(p - tail));
+  store_u32(p, sum);
   return size;
 }
 
@@ -185,9 +252,24 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
   return msg;
 }
 
-void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::size_t max_bytes,
-                 std::uint64_t max_range_keys, FrameChecksum checksum) {
+namespace {
+
+// The values section of a split frame: the second part, apart from the head.
+struct ValuesPart {
+  const std::uint8_t* bytes;
+  std::size_t size;
+};
+
+// decode_into of a whole frame (`values` null), or of a split one: `data` its header part and
+// `values` its values section.
+void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* values, Message& msg,
+                  std::size_t max_bytes, std::uint64_t max_range_keys, FrameChecksum checksum) {
   const DecodeError early("message");
+  if (values && (values->size > max_bytes || size > max_bytes - values->size)) {
+    early.fail("header part of " + std::to_string(size) + " bytes and values part of " +
+               std::to_string(values->size) + " bytes exceed the limit of " + std::to_string(max_bytes) +
+               " bytes");
+  }
   if (size > max_bytes) {
     early.fail(std::to_string(size) + " bytes exceeds the limit of " + std::to_string(max_bytes) +
                " bytes");
@@ -279,19 +361,27 @@ void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::
   if (packed && n_v > max_bytes / sizeof(float))
     err.fail(std::to_string(n_v) + " packed values exceed the " + std::to_string(max_bytes / sizeof(float)) +
              " values allowed by the " + std::to_string(max_bytes) + "-byte limit");
-  if (!packed) take(err, remain, n_v, 4, "values");
+  // Where the values section starts in the frame (a split frame's tail follows there).
+  const std::size_t head_bytes = size - kMinMessageBytes - remain + kWireHeaderBytes;
+  if (values && !packed && (values->size % 4 != 0 || values->size / 4 != n_v))
+    err.fail("values part of " + std::to_string(values->size) + " bytes, but the header says " +
+             std::to_string(n_v) + " values (" + std::to_string(n_v) + " x 4 bytes)");
+  if (!packed && !values) take(err, remain, n_v, 4, "values");
   take(err, remain, n_l, 4, "lengths");
   take(err, remain, n_d, 1, "data bytes");
-  const std::size_t packed_size = packed ? remain : 0;
-  remain -= packed_size;
+  const std::size_t packed_size = !packed ? 0 : values ? values->size : remain;
+  if (!values) remain -= packed_size;
   if (remain != 0) {
     err.fail(std::to_string(remain) + " trailing bytes after " + std::to_string(n_k) + " keys, " +
              std::to_string(n_v) + " values, " + std::to_string(n_l) + " lengths and " +
-             std::to_string(n_d) + " data bytes");
+             std::to_string(n_d) + " data bytes" + (values ? " in the header part" : ""));
   }
   const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
-  const std::uint32_t computed_crc =
-      checksum == FrameChecksum::kVerify ? frame_checksum(data, size - kCrcBytes) : stored_crc;
+  std::uint32_t computed_crc = stored_crc;
+  if (checksum == FrameChecksum::kVerify)
+    computed_crc = values ? split_checksum(data, head_bytes, values->bytes, values->size, data + head_bytes,
+                                           size - kCrcBytes - head_bytes)
+                          : frame_checksum(data, size - kCrcBytes);
   if (stored_crc != computed_crc) {
     err.fail("checksum mismatch: message says " + hex32(stored_crc) + ", bytes give " +
              hex32(computed_crc));
@@ -320,17 +410,32 @@ void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::
     msg.keys.resize(n_k);
     for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
   }
+  const std::uint8_t* value_bytes = values ? values->bytes : p;
   if (packed) {
     msg.values.clear();
-    packed_values::take_packed(msg, format, n_v, p, packed_size, "decode " + std::string(msg_type_name(h.type)) + ": ");
-    p += packed_size;
+    packed_values::take_packed(msg, format, n_v, value_bytes, packed_size,
+                               "decode " + std::string(msg_type_name(h.type)) + ": ");
   } else {
-    assign_array(msg.values, p, n_v);
-    p += n_v * 4;
+    assign_array(msg.values, value_bytes, n_v);
   }
+  if (!values) p += packed ? packed_size : n_v * 4;
   assign_array(msg.lengths, p, n_l);
   p += n_l * 4;
   msg.data.assign(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n_d));
+}
+
+}  // namespace
+
+void decode_into(const std::uint8_t* data, std::size_t size, Message& msg, std::size_t max_bytes,
+                 std::uint64_t max_range_keys, FrameChecksum checksum) {
+  decode_frame(data, size, nullptr, msg, max_bytes, max_range_keys, checksum);
+}
+
+void decode_split_into(const std::uint8_t* head, std::size_t head_size, const std::uint8_t* values,
+                       std::size_t values_size, Message& msg, std::size_t max_bytes,
+                       std::uint64_t max_range_keys, FrameChecksum checksum) {
+  const ValuesPart part{values, values_size};
+  decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
 }
 
 }  // namespace pstwin

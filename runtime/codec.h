@@ -31,6 +31,14 @@
 //   ..     ..   lengths: n_l x u32
 //   ..     ..   data: n_d bytes
 //   end-4  4    checksum of every preceding byte: the low 32 bits of XXH3-64 (frame_checksum)
+// A frame may also travel split in two parts (version 6; ZeroMQ's multi-part messages, UCX's
+// iov sends), so that a transport sends a message's values from where they lie instead of
+// copying them into a frame: the header part is the frame without its values section (header,
+// keys, lengths, data, checksum), and the values part is that section alone. The checksum is the
+// same in both forms: of the whole frame's bytes before it, in frame order (encode_split_into).
+// Version 6 frames are byte for byte version 5's; the version changed because ZeroMQ peers now
+// send two parts, which a version 5 node would refuse message by message rather than at
+// registration.
 // Version 5 adds two things to version 4's frames:
 // - compressed values: byte 76 (reserved and 0 in version 4) names the value format and the
 //   values section then holds the packed bytes (runtime/packed_values.h; a frame with format 0
@@ -56,7 +64,7 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 5;
+inline constexpr std::uint8_t kWireVersion = 6;
 /// Size of the fixed part, before the keys.
 inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).
@@ -66,9 +74,10 @@ inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 /// be empty or one per key. Virtual values are written as zeros.
 std::vector<std::uint8_t> encode(const Message& msg);
 
-/// Whether a frame's checksum is computed and checked. kSkip is for frames that never leave the
-/// process's memory (InprocEnv): the encoder writes 0 in the field and the decoder does not read
-/// it, which saves two of a message's four passes over its bytes. Every other check still runs.
+/// Whether a frame's checksum is computed and checked. kSkip is for frames whose transport
+/// already protects them (ZeroMQ under CURVE, whose Poly1305 tag covers every part): the encoder
+/// writes 0 in the field and the decoder does not read it, which saves two of a message's four
+/// passes over its bytes. Every other check still runs.
 enum class FrameChecksum { kVerify, kSkip };
 
 /// Encodes `msg` into out[0..encoded_size(msg)), so a transport can encode straight into its own
@@ -84,6 +93,31 @@ std::size_t encoded_size(const Message& msg);
 /// The integrity check a frame ends with: the low 32 bits of XXH3-64 (seed 0) of data[0..size).
 /// Runs near memory speed; it catches corruption, not forgery (CURVE authenticates frames).
 std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size);
+
+/// Bytes of msg's values section (4 per stored or virtual value, or its packed bytes): the values
+/// part of its split frame, which is encoded_size(msg) minus this long. Throws as encoded_size().
+std::size_t values_section_size(const Message& msg);
+
+/// msg's values section as it lies in memory, ready to send without a copy: msg.packed's bytes,
+/// or msg.values' on a little-endian host when there are no virtual values. Null when it has to
+/// be written out (write_values_section) or is empty.
+const std::uint8_t* values_in_place(const Message& msg);
+
+/// Writes msg's values section (values_section_size(msg) bytes; virtual values as zeros) to `out`.
+void write_values_section(const Message& msg, std::uint8_t* out);
+
+/// Encodes the header part of msg's split frame (see the layout above) into out[0..capacity):
+/// encoded_size(msg) - values_section_size(msg) bytes, returned. `values` must hold the bytes of
+/// the values part as they will travel (values_in_place, or a copy from write_values_section):
+/// with FrameChecksum::kVerify the checksum covers them. Throws as encode_into() does.
+std::size_t encode_split_into(const Message& msg, std::uint8_t* out, std::size_t capacity,
+                              const std::uint8_t* values, FrameChecksum checksum = FrameChecksum::kVerify);
+
+/// Where the values section goes in the whole frame of a header part (the fixed header and the
+/// keys come before it, the lengths, data and checksum after): what a transport that sends the
+/// parts as one frame (UCX's iov) cuts the header part at. REQUIRES: head holds the first
+/// kWireHeaderBytes of a header part encode_split_into wrote.
+std::size_t values_offset(const std::uint8_t* head);
 
 /// Decodes one message from data[0..size). Never trusts a size read from the wire: throws
 /// ProtocolError naming the problem when the input is truncated, has trailing bytes, a bad magic,
@@ -106,5 +140,14 @@ void decode_into(const std::uint8_t* data, std::size_t size, Message& out,
                  std::size_t max_bytes = kDefaultMaxMessageBytes,
                  std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
                  FrameChecksum checksum = FrameChecksum::kVerify);
+
+/// decode_into() of a split frame: its header part head[0..head_size) and its values part
+/// values[0..values_size) (may be empty). Throws ProtocolError as decode() does, and also when
+/// the values part's length disagrees with the header's value count, and when the two parts
+/// together exceed max_bytes.
+void decode_split_into(const std::uint8_t* head, std::size_t head_size, const std::uint8_t* values,
+                       std::size_t values_size, Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
+                       std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
+                       FrameChecksum checksum = FrameChecksum::kVerify);
 
 }  // namespace pstwin

@@ -9,6 +9,7 @@
 #include <future>
 
 #include "runtime/codec.h"
+#include "runtime/errors.h"
 
 namespace pstwin::net {
 namespace {
@@ -37,6 +38,19 @@ TEST(InprocEnv, MessagesArriveDecodedAndInOrder) {
   }
   EXPECT_FALSE(b.recv(0.01));
   EXPECT_GT(net.bytes_sent(), 3 * kWireHeaderBytes);
+}
+
+TEST(InprocEnv, RefusesWhatTheEncoderWouldRefuseThoughNothingIsEncoded) {
+  InprocNetwork net(2);
+  NullSink sink;
+  InprocEnv a(net, JobLayout{1, 0}, 0, 7, sink, std::chrono::steady_clock::now());
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.keys = {5, 3};  // not increasing
+  m.values = {1.0f, 2.0f};
+  EXPECT_THROW(a.send(1, m), ProtocolError);
+  EXPECT_EQ(net.messages_sent(), 0u);
+  EXPECT_THROW(a.send(9, Message{}), std::invalid_argument);  // no node 9
 }
 
 TEST(InprocEnv, AbortWakesEveryWaiterAtOnce) {

@@ -130,6 +130,32 @@ TEST(UcxEnv, TruncatedCorruptAndLyingMessagesAreDroppedAndCounted) {
   EXPECT_EQ(job.server->rejected(), 6u);
 }
 
+TEST(UcxEnv, SplitMessagesWhosePartsDisagreeAreDroppedAndCounted) {
+  UcxJob job;
+  RawSender raw(*job.server);
+  const Message push = push_from_worker(1000);
+  std::vector<std::uint8_t> values(values_section_size(push));
+  write_values_section(push, values.data());
+  std::vector<std::uint8_t> head(encoded_size(push) - values.size());
+  encode_split_into(push, head.data(), head.size(), values.data());
+  const std::uint64_t follows = UcxDataPlane::kTagFollows, values_tag = UcxDataPlane::kTagValues;
+  raw.send(2 | follows, head);  // a values part of another length than the header's
+  raw.send(2 | values_tag, std::vector<std::uint8_t>(values.begin(), values.end() - 4));
+  auto corrupt = values;
+  corrupt[100] ^= 0x40;  // the checksum covers the values part
+  raw.send(2 | follows, head);
+  raw.send(2 | values_tag, corrupt);
+  raw.send(2, head);  // a header part sent as a whole message: its values are missing
+  raw.send(2 | follows, head);
+  raw.send(2 | values_tag, values);
+  auto delivered = raw.deliver();
+  auto m = job.server->recv(10.0);
+  EXPECT_TRUE(delivered.get());
+  ASSERT_TRUE(m) << "the good message after the bad ones did not arrive";
+  EXPECT_EQ(m->values, push.values);
+  EXPECT_EQ(job.server->rejected(), 3u);
+}
+
 TEST(UcxEnv, OversizeMessagesAreDroppedAndCounted) {
   UcxJob job(1 << 20);  // the server takes at most 1 MiB
   auto pushing = std::async(std::launch::async, [&] {

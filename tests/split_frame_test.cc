@@ -1,0 +1,161 @@
+// The split frame of wire version 6 (runtime/codec.h): a header part and a values part, which
+// ZeroMQ carries as two message parts and UCX as one iov. It stands for exactly the whole frame,
+// checksum included, and a decoder refuses every way the two parts can disagree.
+#include "runtime/codec.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/errors.h"
+#include "runtime/roles/gradient_compression.h"
+
+namespace pstwin {
+namespace {
+
+Message push_with_values() {
+  Message m;
+  m.header.type = MsgType::kPush;
+  m.header.sender = 3;
+  m.header.clock = 11;
+  m.keys = {2, 5, 9};                      // explicit keys: before the values in the frame
+  m.values = {1.5f, -2.0f, 3.25f, 0.5f, -0.0f, 7.0f};
+  m.lengths = {2, 2, 2};                   // lengths and data: after them
+  m.data = "tail";
+  return m;
+}
+
+struct Split {
+  std::vector<std::uint8_t> head;
+  std::vector<std::uint8_t> values;
+};
+
+Split split(const Message& m, FrameChecksum checksum = FrameChecksum::kVerify) {
+  Split s;
+  s.values.resize(values_section_size(m));
+  write_values_section(m, s.values.data());
+  s.head.resize(encoded_size(m) - s.values.size());
+  EXPECT_EQ(encode_split_into(m, s.head.data(), s.head.size(), s.values.data(), checksum), s.head.size());
+  return s;
+}
+
+// What decode_split_into says about the parts; "<accepted>" when it takes them.
+std::string rejection(const std::vector<std::uint8_t>& head, const std::vector<std::uint8_t>& values,
+                      FrameChecksum checksum = FrameChecksum::kVerify,
+                      std::size_t max_bytes = kDefaultMaxMessageBytes) {
+  Message out;
+  try {
+    decode_split_into(head.data(), head.size(), values.data(), values.size(), out, max_bytes,
+                      std::numeric_limits<std::uint64_t>::max(), checksum);
+  } catch (const ProtocolError& e) {
+    return e.what();
+  }
+  return "<accepted>";
+}
+
+TEST(SplitFrame, ItsPartsSplicedAtTheValuesOffsetAreTheWholeFrame) {
+  const Message m = push_with_values();
+  const Split s = split(m);
+  EXPECT_EQ(s.values.size(), 6u * 4);
+  EXPECT_EQ(values_offset(s.head.data()), kWireHeaderBytes + 3 * 8);
+  std::vector<std::uint8_t> joined(s.head.begin(), s.head.begin() + values_offset(s.head.data()));
+  joined.insert(joined.end(), s.values.begin(), s.values.end());
+  joined.insert(joined.end(), s.head.begin() + values_offset(s.head.data()), s.head.end());
+  EXPECT_EQ(joined, encode(m)) << "the same bytes, the checksum included";
+}
+
+TEST(SplitFrame, RoundTripsAndTheValuesInPlaceAreTheMessagesOwn) {
+  const Message m = push_with_values();
+  ASSERT_EQ(values_in_place(m), reinterpret_cast<const std::uint8_t*>(m.values.data()));
+  const Split s = split(m);
+  Message out;
+  decode_split_into(s.head.data(), s.head.size(), s.values.data(), s.values.size(), out);
+  EXPECT_EQ(out.keys, m.keys);
+  EXPECT_EQ(out.values, m.values);
+  EXPECT_EQ(out.lengths, m.lengths);
+  EXPECT_EQ(out.data, m.data);
+  EXPECT_EQ(out.header.clock, 11);
+}
+
+TEST(SplitFrame, AMessageWithoutValuesIsItsHeaderPartAlone) {
+  Message m;
+  m.header.type = MsgType::kStop;
+  m.data = "x";
+  EXPECT_EQ(values_section_size(m), 0u);
+  const Split s = split(m);
+  EXPECT_EQ(s.head, encode(m));
+  EXPECT_EQ(rejection(s.head, {}), "<accepted>");
+}
+
+TEST(SplitFrame, VirtualAndPackedValuesSplitToo) {
+  Message synthetic;
+  synthetic.header.type = MsgType::kPullReply;
+  synthetic.virtual_values = 1000;
+  EXPECT_EQ(values_in_place(synthetic), nullptr) << "zeros are written out, or lent by the transport";
+  Split s = split(synthetic);
+  EXPECT_EQ(s.values, std::vector<std::uint8_t>(4000, 0));
+  Message out;
+  decode_split_into(s.head.data(), s.head.size(), s.values.data(), s.values.size(), out);
+  EXPECT_EQ(out.values, std::vector<float>(1000, 0.0f));
+
+  Message packed = push_with_values();
+  pack_values(packed, CompressionDirection{.format = ValueFormat::kTopK, .topk_ratio = 0.5}, 42);
+  ASSERT_EQ(values_in_place(packed), packed.packed.data());
+  s = split(packed);
+  decode_split_into(s.head.data(), s.head.size(), s.values.data(), s.values.size(), out);
+  EXPECT_EQ(out.value_format, ValueFormat::kTopK);
+  EXPECT_EQ(out.packed, packed.packed);
+}
+
+TEST(SplitFrame, AHeaderWithoutItsValuesPartIsRefused) {
+  const Split s = split(push_with_values());
+  EXPECT_NE(rejection(s.head, {}).find("values part of 0 bytes, but the header says 6 values"), std::string::npos)
+      << rejection(s.head, {});
+}
+
+TEST(SplitFrame, AValuesPartOfAnotherLengthThanTheHeaderSaysIsRefused) {
+  Split s = split(push_with_values());
+  std::vector<std::uint8_t> longer = s.values;
+  longer.resize(longer.size() + 4);
+  EXPECT_NE(rejection(s.head, longer).find("values part of 28 bytes, but the header says 6 values"), std::string::npos);
+  std::vector<std::uint8_t> shorter(s.values.begin(), s.values.end() - 1);
+  EXPECT_NE(rejection(s.head, shorter).find("values part of 23 bytes"), std::string::npos);
+}
+
+TEST(SplitFrame, AWholeFrameSentAsAHeaderPartIsRefused) {
+  // What a sender that did not split would send as its first part, followed by nothing.
+  const std::vector<std::uint8_t> whole = encode(push_with_values());
+  EXPECT_NE(rejection(whole, {}).find("values part of 0 bytes"), std::string::npos) << rejection(whole, {});
+}
+
+TEST(SplitFrame, TheChecksumCoversTheValuesPartUnlessSkipped) {
+  Split s = split(push_with_values());
+  s.values[5] ^= 0x40;
+  EXPECT_NE(rejection(s.head, s.values).find("checksum mismatch"), std::string::npos);
+  // Under CURVE the checksum is skipped (the cipher's tag covers both parts).
+  const Split unchecked = split(push_with_values(), FrameChecksum::kSkip);
+  EXPECT_EQ(rejection(unchecked.head, unchecked.values, FrameChecksum::kSkip), "<accepted>");
+  EXPECT_NE(rejection(unchecked.head, unchecked.values).find("checksum mismatch"), std::string::npos);
+}
+
+TEST(SplitFrame, EveryTruncationOfTheHeaderPartIsRefused) {
+  const Split s = split(push_with_values());
+  for (std::size_t len = 0; len < s.head.size(); ++len) {
+    const std::vector<std::uint8_t> cut(s.head.begin(), s.head.begin() + static_cast<std::ptrdiff_t>(len));
+    EXPECT_NE(rejection(cut, s.values), "<accepted>") << "length " << len;
+  }
+}
+
+TEST(SplitFrame, BothPartsTogetherMustFitTheSizeLimit) {
+  const Split s = split(push_with_values());
+  const std::size_t total = s.head.size() + s.values.size();
+  EXPECT_EQ(rejection(s.head, s.values, FrameChecksum::kVerify, total), "<accepted>");
+  EXPECT_NE(rejection(s.head, s.values, FrameChecksum::kVerify, total - 1).find("exceed the limit"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace pstwin
