@@ -16,7 +16,7 @@ std::optional<RoutedMessage> receive_routed(zmq::socket_t& router, double timeou
   bool more = m.identity.more();
   zmq::message_t extra;
   while (more) {
-    zmq::message_t& into = m.frames == 0 ? m.payload : extra;
+    zmq::message_t& into = m.frames == 0 ? m.payload : m.frames == 1 ? m.second : extra;
     if (!router.recv(into, zmq::recv_flags::dontwait)) break;
     ++m.frames;
     more = into.more();

@@ -9,12 +9,15 @@
 
 namespace pstwin::net {
 
-/// One message as a ROUTER delivers it: the sender's routing identity, its first frame after the
-/// identity, and how many frames followed the identity (1 for every message a pstwin node sends;
-/// any other count is the sender's error, and the frames after the first were discarded).
+/// One message as a ROUTER delivers it: the sender's routing identity, its first two frames
+/// after the identity (a pstwin message's header part and, when it has values, its values part:
+/// wire version 6), and how many frames followed the identity (1 or 2 for every message a pstwin
+/// node sends; any other count is the sender's error, and the frames after the second were
+/// discarded).
 struct RoutedMessage {
   zmq::message_t identity;
   zmq::message_t payload;
+  zmq::message_t second;
   std::size_t frames = 0;
 };
 

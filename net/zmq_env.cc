@@ -86,9 +86,11 @@ std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) 
   while (wake_fd < 0) {
     auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
     if (!m) return std::nullopt;
-    if (m->frames == 1) return std::make_pair(m->identity.to_string(), std::move(m->payload));
+    // Identity, header part, and the values part when there are values (wire version 6).
+    if (m->frames == 1 || m->frames == 2)
+      return ReceivedParts{m->identity.to_string(), std::move(m->payload), std::move(m->second)};
     reject(printable(m->identity.to_string()),
-           "expected one frame per message, got " + std::to_string(m->frames));
+           "expected a header part and at most a values part, got " + std::to_string(m->frames) + " parts");
   }
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(

@@ -51,16 +51,18 @@ TEST(RouterReceive, ReturnsNothingWhenTheTimeIsUp) {
   EXPECT_FALSE(receive_routed(p.router, 0.0004).has_value());  // rounded up to 1 ms, still empty
 }
 
-TEST(RouterReceive, CountsExtraFramesAndKeepsTheFirst) {
+TEST(RouterReceive, CountsExtraFramesAndKeepsTheFirstTwo) {
   Pair p;
   p.dealer.send(zmq::str_buffer("first"), zmq::send_flags::sndmore);
   p.dealer.send(zmq::str_buffer("second"), zmq::send_flags::sndmore);
-  p.dealer.send(zmq::str_buffer("third"), zmq::send_flags::none);
+  p.dealer.send(zmq::str_buffer("third"), zmq::send_flags::sndmore);
+  p.dealer.send(zmq::str_buffer("fourth"), zmq::send_flags::none);
   p.dealer.send(zmq::str_buffer("next"), zmq::send_flags::none);
   auto m = receive_routed(p.router, kAnHour);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->payload.to_string(), "first");
-  EXPECT_EQ(m->frames, 3u);
+  EXPECT_EQ(m->second.to_string(), "second");
+  EXPECT_EQ(m->frames, 4u);
   // The extra frames were consumed: the next receive is the next message.
   auto next = receive_routed(p.router, kAnHour);
   ASSERT_TRUE(next.has_value());
