@@ -22,7 +22,9 @@
 # FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists;
 # FIDELITY_CALIBRATE_ARGS adds words to its command line, e.g. "--quick");
 # FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_SIM_SET: --set
-# words for simulate only, e.g. '/simulation={"nic_window":1}' (no spaces inside one);
+# words for simulate only (no spaces inside one); unset, '/simulation={"nic_send_window":1}'
+# (each NIC sends first in, first out, as a real one does: README, "How accurate is the
+# simulation"); set but empty, the exact model;
 # FIDELITY_IPERF_S: seconds of iperf3 per link measured (whole seconds, default 2);
 # FIDELITY_EVAL_EVERY: clocks between
 # evaluations (default 10; the real scheduler's evaluation takes CPU from the roles).
@@ -147,6 +149,9 @@ case $platform in
 esac
 
 mkdir -p "$OUT"
+# The NIC model that matched the shaped runs (README): a real NIC's queue is first in, first out.
+fifo_nics='/simulation={"nic_send_window":1}'
+FIDELITY_SIM_SET=${FIDELITY_SIM_SET-$fifo_nics}
 cfg=()
 for c in ${FIDELITY_CFG:-}; do cfg+=(--cfg "$c"); done
 for c in ${FIDELITY_SIM_SET:-}; do cfg+=(--set "$c"); done
@@ -175,6 +180,8 @@ print(json.dumps([{"mode": m} if m in ("bsp", "asp") else {"mode": "ssp", "stale
           --set /cluster/workers="$workers" --set /cluster/servers="$servers" --set "/stragglers=$stragglers")
   if [ "$platform" = calibrated ]; then
     calibrated="$(realpath "$OUT")/calibrated-$(basename "$scenario")"
+    # --resimulate keeps the calibration of the real runs it compares with, when DIR has it.
+    if ((RESIMULATE)) && [ -f "$calibrated" ]; then calibrated_now[$calibrated]=1; fi
     if [ -z "${calibrated_now[$calibrated]:-}" ]; then
       calibrated_now[$calibrated]=1
       # shellcheck disable=SC2086 # FIDELITY_CALIBRATE_ARGS is a list of words, e.g. "--quick"

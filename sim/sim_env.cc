@@ -61,7 +61,8 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
-  if (world.nic_senders) windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
+  if (world.nic_senders && world.nic_window > 0)
+    windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
   else mailbox_->set_receiver(sg4::Actor::self());
 }
 
@@ -81,7 +82,10 @@ SimEnv::~SimEnv() {
     pending_ = nullptr;
     delete pending_payload_;
   }
-  if (world_.mailboxes[self_] == mailbox_) mailbox_->set_receiver(nullptr);
+  // With a send window, transfers still addressed to this node would hold their senders' slots
+  // for ever: its NIC actor receives (and drops) them instead, as WindowedInbox::close does.
+  if (world_.mailboxes[self_] == mailbox_)
+    mailbox_->set_receiver(world_.nic_senders ? world_.nic_senders->nic_actor(self_) : nullptr);
 }
 
 sg4::Host* SimEnv::cores() const { return world_.cpu_hosts.empty() ? nullptr : world_.cpu_hosts[self_]; }

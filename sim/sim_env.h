@@ -52,9 +52,11 @@ struct SimWorld {
     Message msg;
   };
   std::vector<Parked> parked;
-  /// "simulation.nic_window": the nodes' NIC senders (sim/nic_window.h), or null when no window
-  /// applies and every message is a flow from the moment it is sent.
+  /// "simulation.nic_window" or "nic_send_window": the nodes' NIC senders (sim/nic_window.h), or
+  /// null when no window applies and every message is a flow from the moment it is sent.
   NicSenders* nic_senders = nullptr;
+  /// The receive window (WindowedInbox) of "nic_window"; 0 with "nic_send_window", whose nodes
+  /// receive as in the exact model, every arriving transfer a flow at once.
   std::uint32_t nic_window = 0;
 };
 

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 
 #include "tests/sim_test_support.h"
 
@@ -15,23 +14,6 @@ using namespace testing_support;
 
 // The tolerance documented in README ("Simulating large clusters") and docs/DESIGN.md.
 constexpr double kDocumentedTolerance = 0.05;
-
-/// Simulated seconds per iteration between the first and the last evaluation row of a run's
-/// metrics.csv (start-up excluded), as bench/scale_10k.sh measures it.
-double per_iteration_s(const std::string& variant_dir) {
-  std::istringstream lines(read_file(variant_dir + "/metrics.csv"));
-  std::string line;
-  std::getline(lines, line);  // header: time_s,clock,...
-  double first_t = -1, first_clock = 0, last_t = 0, last_clock = 0;
-  while (std::getline(lines, line)) {
-    const double t = std::stod(line.substr(0, line.find(',')));
-    const double clock = std::stod(line.substr(line.find(',') + 1));
-    if (first_t < 0) first_t = t, first_clock = clock;
-    last_t = t, last_clock = clock;
-  }
-  EXPECT_GT(last_clock, first_clock) << variant_dir;
-  return (last_t - first_t) / (last_clock - first_clock);
-}
 
 /// 64 workers and 16 servers pushing and pulling 4M parameters (1 MB slices) for 10 BSP rounds:
 /// the shape of bench/scale_10k.sh's clusters, small. The tolerance holds for 16 servers; with

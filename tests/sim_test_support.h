@@ -139,6 +139,25 @@ inline nlohmann::json synthetic_scenario(double parameters, double flops_per_ite
   return s;
 }
 
+/// Simulated (or real) seconds per clock between the first evaluation row at clock `from_clock`
+/// or later and the last row of a run's metrics.csv, as bench/fidelity.sh and bench/scale_10k.sh
+/// measure it: from 0, start-up excluded; from later, the steady state only.
+inline double per_iteration_s(const std::string& variant_dir, double from_clock = 0) {
+  std::istringstream lines(read_file(variant_dir + "/metrics.csv"));
+  std::string line;
+  std::getline(lines, line);  // header: time_s,clock,...
+  double first_t = -1, first_clock = 0, last_t = 0, last_clock = 0;
+  while (std::getline(lines, line)) {
+    const double t = std::stod(line.substr(0, line.find(',')));
+    const double clock = std::stod(line.substr(line.find(',') + 1));
+    if (clock < from_clock) continue;
+    if (first_t < 0) first_t = t, first_clock = clock;
+    last_t = t, last_clock = clock;
+  }
+  EXPECT_GT(last_clock, first_clock) << variant_dir;
+  return (last_t - first_t) / (last_clock - first_clock);
+}
+
 /// Runs `pstwin simulate` on `scenario` (written into dir/scenario.json) with outputs in
 /// dir/out; fails the current test if it exits non-zero. Returns the output folder.
 inline std::string simulate(const std::string& dir, const nlohmann::json& scenario,

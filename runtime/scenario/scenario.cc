@@ -29,12 +29,12 @@ using namespace scenario_sections;
 
 namespace {
 
-/// "simulation.nic_window" gives each node a NIC actor of its own on its own host
+/// "simulation.nic_window" (or nic_send_window) gives each node a NIC actor of its own on its own host
 /// (sim/nic_window.h): built for a star of separate machines. Elsewhere (other topologies,
 /// servers sharing machines, several workers per machine) SimGrid finds no route between the
-/// actors and aborts, so those are refused here. Throws ScenarioError at /simulation/nic_window.
+/// actors and aborts, so those are refused here. Throws ScenarioError at the window's pointer.
 void check_nic_window_layout(const Scenario& s) {
-  if (s.simulation.nic_window == 0) return;
+  if (s.simulation.sender_window() == 0) return;
   const ClusterSection& c = s.cluster;
   std::string why;
   if (c.topology.kind != TopologySpec::Kind::kStar)
@@ -44,10 +44,11 @@ void check_nic_window_layout(const Scenario& s) {
   else if (c.workers_per_host > 1)
     why = "workers_per_host " + std::to_string(c.workers_per_host);
   if (why.empty()) return;
-  throw ScenarioError("/simulation/nic_window",
+  const std::string key = s.simulation.window_key();
+  throw ScenarioError("/simulation/" + key,
                       "applies only to a star of separate machines (topology \"star\", server_placement "
                       "\"separate\", workers_per_host 1), not with " + why +
-                          ": remove nic_window (the exact model has no such limit)");
+                          ": remove " + key + " (the exact model has no such limit)");
 }
 
 /// Applies one "/json/pointer=value" override to `doc`. The value is JSON when it parses ("8",

@@ -73,10 +73,18 @@ namespace pstwin::scenario_sections {
 using namespace scenario_json;
 
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"cfg", "nic_window"});
+  const Object o(v, ptr, {"cfg", "nic_window", "nic_send_window"});
   SimulationSection s;
   if (o.has("nic_window"))
     s.nic_window = static_cast<std::uint32_t>(read_uint(o.at("nic_window"), o.ptr("nic_window"), 1, kMaxNicWindow));
+  if (o.has("nic_send_window")) {
+    if (o.has("nic_window"))
+      throw ScenarioError(o.ptr("nic_send_window"),
+                          "cannot be given with nic_window, which already limits sending (and "
+                          "receiving): keep one of the two");
+    s.nic_send_window = static_cast<std::uint32_t>(
+        read_uint(o.at("nic_send_window"), o.ptr("nic_send_window"), 1, kMaxNicWindow));
+  }
   if (!o.has("cfg")) return s;
   const json& list = read_array(o.at("cfg"), o.ptr("cfg"), /*allow_empty=*/true);
   for (std::size_t i = 0; i < list.size(); ++i) {
@@ -94,11 +102,11 @@ SimulationSection parse_simulation(const nlohmann::json& v, const std::string& p
 namespace pstwin::scenario_sections {
 
 void check_nic_window_applies(const SimulationSection& s, bool fault_tolerance) {
-  if (s.nic_window == 0 || !fault_tolerance) return;
-  throw ScenarioError("/simulation/nic_window",
+  if (s.sender_window() == 0 || !fault_tolerance) return;
+  throw ScenarioError(std::string("/simulation/") + s.window_key(),
                       "does not apply to a job with fault tolerance or failures: heartbeats would "
                       "wait behind data in the window and be taken for lost nodes; remove "
-                      "nic_window or the fault_tolerance and failures sections");
+                      + std::string(s.window_key()) + " or the fault_tolerance and failures sections");
 }
 
 }  // namespace pstwin::scenario_sections

@@ -25,6 +25,16 @@ struct SimulationSection {
   /// rest wait in send order (docs/DESIGN.md, "NIC windows"). 0 (absent): no limit, every message
   /// is a flow from the moment it is sent (the exact model). Changes simulated time; opt-in.
   std::uint32_t nic_window = 0;
+  /// "nic_send_window": at most this many transfers in flight out of each node's NIC, the rest
+  /// waiting in send order; receiving stays the exact model's (every arriving flow shares the
+  /// receiver's link fairly). A NIC's queue is first in, first out while the switch port that
+  /// feeds a receiver interleaves its senders' packets (docs/DESIGN.md, "NIC windows"). 0
+  /// (absent): no limit. Exclusive with nic_window. Changes simulated time; opt-in.
+  std::uint32_t nic_send_window = 0;
+  /// The window of the NICs' senders, whichever key set it; 0 when neither did.
+  std::uint32_t sender_window() const { return nic_window > 0 ? nic_window : nic_send_window; }
+  /// The key that set sender_window(), for errors: "nic_window" or "nic_send_window".
+  const char* window_key() const { return nic_window > 0 ? "nic_window" : "nic_send_window"; }
 };
 
 /// Why `option` is not spelled as one SimGrid option "NAME:VALUE", or "" when it is. NAME is
@@ -41,15 +51,16 @@ std::string simgrid_option_syntax_error(const std::string& option);
 namespace pstwin::scenario_sections {
 
 /// "simulation": an object with the optional keys "cfg", a list of strings (possibly empty) that
-/// pass simgrid_option_syntax_error, and "nic_window", an integer in [1, kMaxNicWindow]. Throws
-/// ScenarioError at the section's pointer (or its entry's, "/simulation/cfg/1") for an unknown
-/// key, a wrong type, a number out of range or a misspelt option.
+/// pass simgrid_option_syntax_error, and "nic_window" or "nic_send_window" (not both), an integer
+/// in [1, kMaxNicWindow]. Throws ScenarioError at the section's pointer (or its entry's,
+/// "/simulation/cfg/1") for an unknown key, a wrong type, a number out of range, both windows or
+/// a misspelt option.
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr);
 
-/// Refuses "nic_window" where it does not apply: with fault tolerance or failures, whose
+/// Refuses "nic_window" (or "nic_send_window") where it does not apply: with fault tolerance or failures, whose
 /// heartbeats would wait behind data in the window and be taken for lost nodes, and whose
 /// restarted nodes move to fresh mailboxes the window does not follow. Throws ScenarioError at
-/// "/simulation/nic_window"; does nothing when nic_window is 0.
+/// "/simulation/nic_window" (or nic_send_window); does nothing when neither is set.
 void check_nic_window_applies(const SimulationSection& s, bool fault_tolerance);
 
 }  // namespace pstwin::scenario_sections
