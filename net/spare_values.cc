@@ -35,4 +35,17 @@ std::vector<float> SpareValues::take(std::size_t n) {
   return out;
 }
 
+std::vector<float> SpareValues::take_sized(std::size_t n) {
+  std::lock_guard lock(mutex_);
+  auto pick = held_.end();
+  for (auto it = held_.begin(); it != held_.end(); ++it)
+    if (it->capacity() >= n && (pick == held_.end() || it->capacity() < pick->capacity())) pick = it;
+  if (pick == held_.end()) return {};
+  std::vector<float> out = std::move(*pick);
+  std::swap(*pick, held_.back());
+  held_.pop_back();
+  out.resize(n);  // shrinking writes nothing; growing within capacity fills only the new tail
+  return out;
+}
+
 }  // namespace pstwin::net

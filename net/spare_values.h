@@ -23,6 +23,11 @@ class SpareValues {
   /// largest held; an empty one when nothing is held or n is too small to be worth it (so a
   /// small control message does not carry off the buffer the next push needs).
   std::vector<float> take(std::size_t n);
+  /// For a transport to receive n values into: a held vector of capacity >= n, resized to n
+  /// (no pass over its memory when it held n or more before), contents unspecified; an empty one
+  /// when none is held (a new one would be zero-filled first: a whole pass for nothing, so the
+  /// caller receives into a buffer of its own instead).
+  std::vector<float> take_sized(std::size_t n);
 
  private:
   std::mutex mutex_;

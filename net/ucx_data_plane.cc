@@ -65,6 +65,7 @@ struct UcxDataPlane::PendingReceive {
   std::size_t length = 0;  // as the sender announced it (both parts of a split one)
   bool oversize = false;
   ucs_status_t status = UCS_OK;  // the first failure of either part
+  bool values_started = false;   // a split one's values part is being taken
 };
 
 /// A send UCX has not finished: the request and the buffers it reads from.
@@ -275,6 +276,17 @@ void* UcxDataPlane::start_receive(void* message, std::size_t length, std::size_t
   return ucp_tag_msg_recv_nbx(wrk(worker_), into.data(), into.size, static_cast<ucp_tag_message_h>(message), &param);
 }
 
+void* UcxDataPlane::start_values_receive(void* message, std::size_t length, std::size_t limit,
+                                         UcxReceived& into, bool& oversize) {
+  if (spare_ && length <= limit && length % sizeof(float) == 0 && length > 0)
+    into.values_in_place = spare_->take_sized(length / sizeof(float));
+  if (into.values_in_place.empty()) return start_receive(message, length, limit, into.values, oversize);
+  // Into the memory the role will read them from: no copy out of a pool buffer afterwards.
+  ucp_request_param_t param{};
+  return ucp_tag_msg_recv_nbx(wrk(worker_), into.values_in_place.data(), length,
+                              static_cast<ucp_tag_message_h>(message), &param);
+}
+
 std::optional<UcxReceived> UcxDataPlane::receive() {
   progress();
   if (!receiving_) {
@@ -303,7 +315,7 @@ std::optional<UcxReceived> UcxDataPlane::receive() {
       if (r.status == UCS_OK) r.status = status;
     }
     r.request = nullptr;
-    if (!r.got.split || r.got.values.bytes) break;  // whole, or both parts in
+    if (!r.got.split || r.got.values.bytes || r.values_started) break;  // whole, or both parts in
     // A split message: its values part, from the same sender, comes next (taken even when the
     // header part failed, so that it does not pass for the next message's).
     ucp_tag_recv_info_t info{};
@@ -312,8 +324,9 @@ std::optional<UcxReceived> UcxDataPlane::receive() {
     if (message == nullptr) return std::nullopt;
     const std::size_t head = r.length;
     r.length += info.length;
-    r.request = start_receive(message, info.length, max_message_bytes_ - std::min(head, max_message_bytes_),
-                              r.got.values, r.oversize);
+    r.values_started = true;
+    r.request = start_values_receive(message, info.length, max_message_bytes_ - std::min(head, max_message_bytes_),
+                                     r.got, r.oversize);
   }
   UcxReceived got = std::move(r.got);
   if (r.oversize) {
@@ -326,6 +339,7 @@ std::optional<UcxReceived> UcxDataPlane::receive() {
   if (!got.error.empty()) {
     frames_->release(std::move(got.bytes));
     frames_->release(std::move(got.values));
+    if (spare_) spare_->give(std::move(got.values_in_place));
   }
   return got;
 }

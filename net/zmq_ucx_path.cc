@@ -52,14 +52,19 @@ std::optional<Message> ZmqEnv::receive_over_ucx() {
     if (got->tag == kScheduler || got->tag >= book_.size() || got->tag == self_) {
       frames_->release(std::move(got->bytes));
       frames_->release(std::move(got->values));
+      spare_->give(std::move(got->values_in_place));
       reject(from, "not a server or worker of this job");
       continue;
     }
     const auto sender = static_cast<NodeId>(got->tag);
     Message m;
-    m.values = spare_->take((got->split ? got->values.size : got->bytes.size) / sizeof(float));
+    const bool in_place = got->split && !got->values_in_place.empty();
+    if (!in_place) m.values = spare_->take((got->split ? got->values.size : got->bytes.size) / sizeof(float));
     try {
-      if (got->split)
+      if (in_place)
+        decode_split_adopting(got->bytes.data(), got->bytes.size, got->values_in_place, m,
+                              options_.max_message_bytes, options_.max_range_keys, data_checksum());
+      else if (got->split)
         decode_split_into(got->bytes.data(), got->bytes.size, got->values.data(), got->values.size, m,
                           options_.max_message_bytes, options_.max_range_keys, data_checksum());
       else
@@ -68,11 +73,13 @@ std::optional<Message> ZmqEnv::receive_over_ucx() {
     } catch (const ProtocolError& e) {
       frames_->release(std::move(got->bytes));
       frames_->release(std::move(got->values));
+      spare_->give(std::move(got->values_in_place));
       reject("node " + std::to_string(sender), e.what());
       continue;
     }
     frames_->release(std::move(got->bytes));
     frames_->release(std::move(got->values));
+    spare_->give(std::move(got->values_in_place));  // what the message's values were swapped for
     if (auto delivered = accept_from_node(sender, std::move(m))) return delivered;
   }
 }

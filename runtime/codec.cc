@@ -258,6 +258,9 @@ namespace {
 struct ValuesPart {
   const std::uint8_t* bytes;
   std::size_t size;
+  // The vector `bytes` lies in, when the receiver placed them there (decode_split_adopting):
+  // plain float32 values are then swapped into the message instead of copied.
+  std::vector<float>* adopt = nullptr;
 };
 
 // decode_into of a whole frame (`values` null), or of a split one: `data` its header part and
@@ -415,6 +418,8 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
     msg.values.clear();
     packed_values::take_packed(msg, format, n_v, value_bytes, packed_size,
                                "decode " + std::string(msg_type_name(h.type)) + ": ");
+  } else if (values && values->adopt && kHostIsLittleEndian) {
+    msg.values.swap(*values->adopt);  // n_v values exactly: checked with the part's length above
   } else {
     assign_array(msg.values, value_bytes, n_v);
   }
@@ -435,6 +440,14 @@ void decode_split_into(const std::uint8_t* head, std::size_t head_size, const st
                        std::size_t values_size, Message& msg, std::size_t max_bytes,
                        std::uint64_t max_range_keys, FrameChecksum checksum) {
   const ValuesPart part{values, values_size};
+  decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
+}
+
+void decode_split_adopting(const std::uint8_t* head, std::size_t head_size, std::vector<float>& values,
+                           Message& msg, std::size_t max_bytes, std::uint64_t max_range_keys,
+                           FrameChecksum checksum) {
+  const ValuesPart part{reinterpret_cast<const std::uint8_t*>(values.data()), values.size() * sizeof(float),
+                        &values};
   decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
 }
 

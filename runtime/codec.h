@@ -150,4 +150,15 @@ void decode_split_into(const std::uint8_t* head, std::size_t head_size, const st
                        std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
                        FrameChecksum checksum = FrameChecksum::kVerify);
 
+/// decode_split_into() of a split frame whose values part was received straight into `values`
+/// (its values.size() * 4 bytes, in wire order): a transport that can place a message's bytes
+/// where it likes (UCX) saves the copy out of a receive buffer this way. When the message's
+/// values are plain float32 (a little-endian host, no packed format) they become out.values by
+/// a swap, and `values` is left holding out's previous vector; otherwise they are read from
+/// `values` as bytes, which is left as it was. Throws ProtocolError as decode_split_into() does.
+void decode_split_adopting(const std::uint8_t* head, std::size_t head_size, std::vector<float>& values,
+                           Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
+                           std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
+                           FrameChecksum checksum = FrameChecksum::kVerify);
+
 }  // namespace pstwin

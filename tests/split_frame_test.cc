@@ -110,6 +110,48 @@ TEST(SplitFrame, VirtualAndPackedValuesSplitToo) {
   EXPECT_EQ(out.packed, packed.packed);
 }
 
+// A values part received straight into a float vector (UCX): plain values become the message's
+// own vector without a copy, packed ones are read from it, and the checks hold as for bytes.
+std::vector<float> as_floats(const std::vector<std::uint8_t>& bytes) {
+  std::vector<float> v(bytes.size() / sizeof(float));
+  std::memcpy(v.data(), bytes.data(), v.size() * sizeof(float));
+  return v;
+}
+
+TEST(SplitFrame, ValuesReceivedInPlaceBecomeTheMessagesOwn) {
+  const Message sent = push_with_values();
+  const Split s = split(sent);
+  std::vector<float> received = as_floats(s.values);
+  const float* where = received.data();
+  Message out;
+  out.values = {9.0f, 9.0f};  // what the receiver's message held before: handed back in `received`
+  decode_split_adopting(s.head.data(), s.head.size(), received, out);
+  EXPECT_EQ(out.values, sent.values);
+  EXPECT_EQ(out.values.data(), where) << "swapped in, not copied";
+  EXPECT_EQ(received, std::vector<float>({9.0f, 9.0f}));
+  EXPECT_EQ(out.keys, sent.keys);
+  EXPECT_EQ(out.lengths, sent.lengths);
+  EXPECT_EQ(out.data, sent.data);
+
+  Message packed = push_with_values();
+  pack_values(packed, CompressionDirection{.format = ValueFormat::kTopK, .topk_ratio = 0.5}, 42);
+  const Split p = split(packed);
+  ASSERT_EQ(p.values.size() % sizeof(float), 0u);
+  std::vector<float> packed_received = as_floats(p.values);
+  Message packed_out;
+  decode_split_adopting(p.head.data(), p.head.size(), packed_received, packed_out);
+  EXPECT_EQ(packed_out.packed, packed.packed);
+  EXPECT_EQ(packed_received, as_floats(p.values)) << "read from, left as it was";
+
+  std::vector<float> corrupt = as_floats(s.values);
+  corrupt[1] = 4.0f;
+  Message refused;
+  EXPECT_THROW(decode_split_adopting(s.head.data(), s.head.size(), corrupt, refused), ProtocolError);
+  std::vector<float> longer = as_floats(s.values);
+  longer.push_back(1.0f);
+  EXPECT_THROW(decode_split_adopting(s.head.data(), s.head.size(), longer, refused), ProtocolError);
+}
+
 TEST(SplitFrame, AHeaderWithoutItsValuesPartIsRefused) {
   const Split s = split(push_with_values());
   EXPECT_NE(rejection(s.head, {}).find("values part of 0 bytes, but the header says 6 values"), std::string::npos)
