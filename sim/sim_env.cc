@@ -61,7 +61,7 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
-  if (world.nic_senders) windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
+  if (world.nic_senders) windowed_ = std::make_unique<WindowedInbox>(*world.nic_senders, self);
   else mailbox_->set_receiver(sg4::Actor::self());
 }
 
@@ -69,7 +69,7 @@ SimEnv::~SimEnv() {
   // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
   // while the actor is being killed (its host failed): it may not call into SimGrid then.
   if (windowed_ && std::uncaught_exceptions() == 0)
-    windowed_->close(world_.nic_senders->nic_actor(self_));
+    windowed_->close();
   if (windowed_) return;
   if (std::uncaught_exceptions() > 0) {
     (void)pending_.detach();  // not released: that would call into SimGrid

@@ -55,7 +55,6 @@ struct SimWorld {
   /// "simulation.nic_window": the nodes' NIC senders (sim/nic_window.h), or null when no window
   /// applies and every message is a flow from the moment it is sent.
   NicSenders* nic_senders = nullptr;
-  std::uint32_t nic_window = 0;
 };
 
 /// Sends the parked messages whose endpoints both have their links up again, in send order,
@@ -127,7 +126,7 @@ class SimEnv : public Env {
   /// with the wait (which would lose the message).
   simgrid::s4u::CommPtr pending_;
   Message* pending_payload_ = nullptr;
-  /// With a NIC window, the receives posted on mailbox_ instead of pending_ (sim/nic_window.h).
+  /// With a NIC window, its receive slots instead of pending_ (sim/nic_window.h).
   std::unique_ptr<WindowedInbox> windowed_;
   Rng rng_;
   ModelledStore store_;

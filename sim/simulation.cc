@@ -111,7 +111,6 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   if (scenario.simulation.nic_window > 0) {
     nic_senders = std::make_unique<NicSenders>(scenario.simulation.nic_window, world.mailboxes, hosts);
     world.nic_senders = nic_senders.get();
-    world.nic_window = scenario.simulation.nic_window;
   }
 
   std::vector<bool> finished(layout.nodes(), false);
