@@ -171,8 +171,10 @@ void WindowedInbox::fill(std::size_t slot) {
   }
   payloads_[slot] = nullptr;
   backlogged_[slot] = kNoSender;
-  slots_[slot] = mailbox_->get_async<Message>(&payloads_[slot]);
+  // Counted before posting: get_async yields to the other actors, and a NIC that ran then and
+  // saw no room would backlog its message beside a receive that no one would ever claim.
   ++r.unclaimed;
+  slots_[slot] = mailbox_->get_async<Message>(&payloads_[slot]);
 }
 
 std::optional<Message> WindowedInbox::recv(double timeout_s) {
@@ -206,9 +208,13 @@ std::optional<Message> WindowedInbox::recv(double timeout_s) {
 }
 
 void WindowedInbox::close() {
+  // Before anything that yields: what senders release from now on is put on the mailbox, whose
+  // permanent receiver becomes the node's NIC actor (a transfer that matches one of the receives
+  // still posted fails when it is cancelled below, and its sender's NIC drops it).
   auto& r = nics_.receivers_[self_];
   r.state = NicSenders::Receiver::State::kClosed;
   r.unclaimed = 0;
+  mailbox_->set_receiver(nics_.nics_[self_]->actor);
   for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
     const bool finished = slots_[slot]->get_state() == sg4::Activity::State::FINISHED;
     if (!finished) slots_[slot]->cancel();
@@ -224,7 +230,6 @@ void WindowedInbox::close() {
     delete b.msg;
     nics_.backlogged_done(b.from);
   }
-  mailbox_->set_receiver(nics_.nics_[self_]->actor);
 }
 
 WindowedInbox::~WindowedInbox() {
