@@ -45,8 +45,6 @@ class NicSenders {
   /// node `to`; it leaves when `from`'s NIC has a free slot, in the order sent. Never blocks.
   void send(NodeId from, NodeId to, Message msg, std::uint64_t bytes);
 
-  std::uint32_t window() const { return window_; }
-
  private:
   friend class WindowedInbox;
   struct Nic;
