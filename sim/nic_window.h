@@ -28,8 +28,9 @@ namespace pstwin {
 /// at once if its receiver's WindowedInbox has a receive posted that no other transfer has
 /// claimed, else it waits in the receiver's backlog (here, not in SimGrid's mailbox, whose queue
 /// SimGrid 3.32 scans and shifts on every match: W waiting pushes made a BSP round cost W^2) until
-/// the receiver has room, when the receiver starts it from the sender's host. Either way it holds
-/// its sender's slot until it has arrived, so that both windows bound the flows.
+/// the receiver has room, when the receiver starts it from the sender's host. It holds its
+/// sender's slot until it has arrived (a backlogged one: until the receiver's role takes it, as
+/// only the receiver sees that transfer end), so that both windows bound the flows.
 /// Single-threaded, as SimGrid runs actors one at a time.
 class NicSenders {
  public:
