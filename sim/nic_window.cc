@@ -35,20 +35,26 @@ struct NicSenders::Nic {
     Message* msg;
     std::uint64_t bytes;
   };
+  NodeId node = 0;
   std::deque<Outgoing> queue;            // not yet started
   std::size_t ordered = 0;               // queue[0, ordered) is in the order it leaves in
   std::size_t rotation = 0;              // where this NIC's rotation of receivers starts
-  std::vector<sg4::CommPtr> in_flight;   // started, at most window_
+  std::vector<sg4::CommPtr> in_flight;   // put on a receiver's mailbox
+  std::uint32_t backlogged = 0;          // in a receiver's backlog or started by the receiver
   sg4::Mailbox* kick = nullptr;          // the role wakes its NIC actor through it
   bool kicked = false;                   // a kick is on its way: no need for another
   sg4::ActorPtr actor;
+  std::size_t busy() const { return in_flight.size() + backlogged; }
 };
 
 NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& mailboxes,
-                       const std::vector<sg4::Host*>& hosts)
-    : window_(window), mailboxes_(mailboxes) {
+                       const std::vector<sg4::Host*>& hosts, bool receivers_take_all)
+    : window_(window), mailboxes_(mailboxes), hosts_(hosts), receivers_(hosts.size()) {
+  if (receivers_take_all)
+    for (auto& r : receivers_) r.state = Receiver::State::kTakesAll;
   for (std::size_t n = 0; n < hosts.size(); ++n) {
     auto nic = std::make_unique<Nic>();
+    nic->node = static_cast<NodeId>(n);
     const std::string name = "nic-" + hosts[n]->get_name() + "-" + std::to_string(n);
     nic->kick = sg4::Mailbox::by_name(name);
     // Golden-ratio spacing: consecutive senders start their rotations far apart, evenly.
@@ -64,20 +70,48 @@ NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& m
 NicSenders::~NicSenders() {
   for (auto& nic : nics_)
     for (auto& out : nic->queue) delete out.msg;
+  for (auto& r : receivers_)
+    for (auto& b : r.backlog) delete b.msg;
 }
 
 void NicSenders::send(NodeId from, NodeId to, Message msg, std::uint64_t bytes) {
   Nic& nic = *nics_.at(from);
   nic.queue.push_back({to, new Message(std::move(msg)), bytes});
-  // A NIC with every slot taken starts the next message when one completes; one with a free
-  // slot is waiting and must be woken. The kick is a message of 0 bytes to itself (loopback,
-  // no simulated time), because a SimGrid wait cannot also wait on a condition variable.
-  if (nic.kicked || nic.in_flight.size() >= window_) return;
+  wake(nic);
+}
+
+void NicSenders::wake(Nic& nic) {
+  // A NIC with every slot taken starts the next message when one frees; one with a free slot is
+  // waiting and must be woken. The kick is a message of 0 bytes (from the role: loopback, no
+  // simulated time; from a receiver that freed a slot: one network latency, an acknowledgement),
+  // because a SimGrid wait cannot also wait on a condition variable.
+  if (nic.kicked || nic.queue.empty() || nic.busy() >= window_) return;
   nic.kicked = true;
   nic.kick->put_init(&kick_token, 0)->detach();
 }
 
+void NicSenders::release(NodeId from, NodeId to, Message* msg, std::uint64_t bytes) {
+  Nic& nic = *nics_[from];
+  Receiver& r = receivers_[to];
+  const bool takes_all = r.state == Receiver::State::kClosed || r.state == Receiver::State::kTakesAll;
+  if (takes_all || (r.unclaimed > 0 && r.backlog.empty())) {
+    // A receive is posted (or the receiver, or the finished node's NIC, takes everything): the
+    // flow starts now.
+    if (!takes_all) --r.unclaimed;
+    nic.in_flight.push_back(mailboxes_[to]->put_async(msg, bytes));
+    return;
+  }
+  r.backlog.push_back({from, msg, bytes});
+  ++nic.backlogged;
+}
+
 sg4::ActorPtr NicSenders::nic_actor(NodeId node) const { return nics_.at(node)->actor; }
+
+void NicSenders::backlogged_done(NodeId from) {
+  Nic& nic = *nics_[from];
+  --nic.backlogged;
+  wake(nic);
+}
 
 void NicSenders::run_nic(Nic& nic) {
   int* kick_payload = nullptr;
@@ -94,11 +128,11 @@ void NicSenders::run_nic(Nic& nic) {
                        [&](const Nic::Outgoing& a, const Nic::Outgoing& b) { return key(a) < key(b); });
       nic.ordered = nic.queue.size();
     }
-    while (nic.in_flight.size() < window_ && !nic.queue.empty()) {
+    while (nic.busy() < window_ && !nic.queue.empty()) {
       const Nic::Outgoing out = nic.queue.front();
       nic.queue.pop_front();
       --nic.ordered;
-      nic.in_flight.push_back(mailboxes_[out.to]->put_async(out.msg, out.bytes));
+      release(nic.node, out.to, out.msg, out.bytes);
     }
     waiting = nic.in_flight;
     waiting.push_back(kick);
@@ -118,14 +152,35 @@ void NicSenders::run_nic(Nic& nic) {
   }
 }
 
-WindowedInbox::WindowedInbox(sg4::Mailbox* mailbox, std::uint32_t window)
-    : mailbox_(mailbox), posted_(window), payloads_(window, nullptr) {
-  for (std::size_t slot = 0; slot < posted_.size(); ++slot) post(slot);
+WindowedInbox::WindowedInbox(NicSenders& nics, NodeId self)
+    : nics_(nics),
+      self_(self),
+      mailbox_(nics.mailboxes_.at(self)),
+      slots_(nics.window_),
+      payloads_(nics.window_, nullptr),
+      backlogged_(nics.window_, kNoSender) {
+  nics_.receivers_[self_].state = NicSenders::Receiver::State::kOpen;
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) fill(slot);
 }
 
-void WindowedInbox::post(std::size_t slot) {
+void WindowedInbox::fill(std::size_t slot) {
+  auto& r = nics_.receivers_[self_];
+  if (!r.backlog.empty()) {
+    // The oldest waiting message becomes a flow from its sender's host, as if its sender had
+    // put it on the mailbox now: the transfer SimGrid would have matched first.
+    const NicSenders::Backlogged b = r.backlog.front();
+    r.backlog.pop_front();
+    payloads_[slot] = b.msg;
+    backlogged_[slot] = b.from;
+    slots_[slot] = sg4::Comm::sendto_async(nics_.hosts_[b.from], nics_.hosts_[self_], b.bytes);
+    return;
+  }
   payloads_[slot] = nullptr;
-  posted_[slot] = mailbox_->get_async<Message>(&payloads_[slot]);
+  backlogged_[slot] = kNoSender;
+  // Counted before posting: get_async yields to the other actors, and a NIC that ran then and
+  // saw no room would backlog its message beside a receive that no one would ever claim.
+  ++r.unclaimed;
+  slots_[slot] = mailbox_->get_async<Message>(&payloads_[slot]);
 }
 
 std::optional<Message> WindowedInbox::recv(double timeout_s) {
@@ -133,35 +188,59 @@ std::optional<Message> WindowedInbox::recv(double timeout_s) {
   for (;;) {
     ssize_t slot = -1;
     try {
-      slot = sg4::Comm::wait_any_for(posted_, std::max(0.0, deadline - sg4::Engine::get_clock()));
+      slot = sg4::Comm::wait_any_for(slots_, std::max(0.0, deadline - sg4::Engine::get_clock()));
     } catch (const simgrid::Exception&) {
-      // A sender's host failed during the transfer: that message is lost; post again.
-      for (std::size_t s = 0; s < posted_.size(); ++s) {
-        const auto state = posted_[s]->get_state();
-        if (state == sg4::Activity::State::FAILED || state == sg4::Activity::State::CANCELED) post(s);
+      // A sender's host failed during the transfer: that message is lost; refill the slot.
+      for (std::size_t s = 0; s < slots_.size(); ++s) {
+        const auto state = slots_[s]->get_state();
+        if (state != sg4::Activity::State::FAILED && state != sg4::Activity::State::CANCELED) continue;
+        // A posted receive that failed had been claimed by a transfer: nothing to uncount.
+        if (backlogged_[s] != kNoSender) {
+          delete payloads_[s];
+          nics_.backlogged_done(backlogged_[s]);
+        }
+        fill(s);
       }
       if (sg4::Engine::get_clock() >= deadline) return std::nullopt;
       continue;
     }
     if (slot < 0) return std::nullopt;
-    std::unique_ptr<Message> m(payloads_[static_cast<std::size_t>(slot)]);
-    post(static_cast<std::size_t>(slot));  // the window stays full while the role handles m
+    const auto s = static_cast<std::size_t>(slot);
+    std::unique_ptr<Message> m(payloads_[s]);
+    if (backlogged_[s] != kNoSender) nics_.backlogged_done(backlogged_[s]);
+    fill(s);  // the window stays full while the role handles m
     return std::move(*m);
   }
 }
 
-void WindowedInbox::close(const sg4::ActorPtr& heir) {
-  for (std::size_t slot = 0; slot < posted_.size(); ++slot) {
-    if (posted_[slot]->get_state() == sg4::Activity::State::FINISHED) delete payloads_[slot];
-    else posted_[slot]->cancel();
+void WindowedInbox::close() {
+  // Before anything that yields: what senders release from now on is put on the mailbox, whose
+  // permanent receiver becomes the node's NIC actor (a transfer that matches one of the receives
+  // still posted fails when it is cancelled below, and its sender's NIC drops it).
+  auto& r = nics_.receivers_[self_];
+  r.state = NicSenders::Receiver::State::kClosed;
+  r.unclaimed = 0;
+  mailbox_->set_receiver(nics_.nics_[self_]->actor);
+  for (std::size_t slot = 0; slot < slots_.size(); ++slot) {
+    const bool finished = slots_[slot]->get_state() == sg4::Activity::State::FINISHED;
+    if (!finished) slots_[slot]->cancel();
+    // A posted receive's payload exists only once it finished; a started transfer's always.
+    if (finished || backlogged_[slot] != kNoSender) delete payloads_[slot];
+    if (backlogged_[slot] != kNoSender) nics_.backlogged_done(backlogged_[slot]);
   }
-  posted_.clear();
-  mailbox_->set_receiver(heir);
+  slots_.clear();
+  // What still waits for the finished node is dropped (it would have been received by no one).
+  std::deque<NicSenders::Backlogged> dropped;
+  dropped.swap(r.backlog);
+  for (auto& b : dropped) {
+    delete b.msg;
+    nics_.backlogged_done(b.from);
+  }
 }
 
 WindowedInbox::~WindowedInbox() {
-  // Not closed: the actor is being killed; SimGrid reclaims its receives itself.
-  for (auto& c : posted_) (void)c.detach();
+  // Not closed: the actor is being killed; SimGrid reclaims its transfers itself.
+  for (auto& c : slots_) (void)c.detach();
 }
 
 }  // namespace pstwin

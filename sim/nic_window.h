@@ -22,17 +22,25 @@ class Mailbox;
 
 namespace pstwin {
 
-/// The sending half, one per node: a queue of messages and a daemon actor on the node's host
-/// (its "NIC") that keeps at most `window` of them in flight. A message in flight has been put
-/// on the receiver's mailbox; it becomes a flow on the network only once the receiver's
-/// WindowedInbox has a receive posted for it, so that both windows bound the flows.
+/// The sending half, one per node, and the receivers' backlogs: a queue of messages and a daemon
+/// actor on the node's host (its "NIC") that keeps at most `window` of them in flight. A message
+/// leaves its NIC's queue in send order when a slot is free; it then becomes a flow on the network
+/// at once if its receiver's WindowedInbox has a receive posted that no other transfer has
+/// claimed, else it waits in the receiver's backlog (here, not in SimGrid's mailbox, whose queue
+/// SimGrid 3.32 scans and shifts on every match: W waiting pushes made a BSP round cost W^2) until
+/// the receiver has room, when the receiver starts it from the sender's host. It holds its
+/// sender's slot until it has arrived (a backlogged one: until the receiver's role takes it, as
+/// only the receiver sees that transfer end), so that both windows bound the flows.
 /// Single-threaded, as SimGrid runs actors one at a time.
 class NicSenders {
  public:
   /// REQUIRES: window >= 1; `mailboxes` and `hosts` by NodeId, the same length; an engine whose
   /// platform is built. Starts one daemon actor per node (killed when the roles are all done).
+  /// `receivers_take_all`: "simulation.nic_send_window", where receivers keep no window (no
+  /// WindowedInbox; each mailbox has its role as permanent receiver) and a released message is a
+  /// flow at once; false: "nic_window", both windows.
   NicSenders(std::uint32_t window, const std::vector<simgrid::s4u::Mailbox*>& mailboxes,
-             const std::vector<simgrid::s4u::Host*>& hosts);
+             const std::vector<simgrid::s4u::Host*>& hosts, bool receivers_take_all = false);
   ~NicSenders();
   NicSenders(const NicSenders&) = delete;
   NicSenders& operator=(const NicSenders&) = delete;
@@ -41,30 +49,56 @@ class NicSenders {
   /// node `to`; it leaves when `from`'s NIC has a free slot, in the order sent. Never blocks.
   void send(NodeId from, NodeId to, Message msg, std::uint64_t bytes);
 
-  /// The actor that holds a finished node's mailbox, so that transfers still addressed to it
-  /// complete (and are dropped) instead of holding a sender's slot for ever.
+  /// The actor that holds a finished node's mailbox under "nic_send_window", so that transfers
+  /// still addressed to it complete (and are dropped) instead of holding a sender's slot for ever.
   simgrid::s4u::ActorPtr nic_actor(NodeId node) const;
 
  private:
+  friend class WindowedInbox;
   struct Nic;
+  /// A message that holds its sender's slot and waits for a receive slot at its receiver.
+  struct Backlogged {
+    NodeId from;
+    Message* msg;
+    std::uint64_t bytes;
+  };
+  /// What senders know of a node's receiving side.
+  struct Receiver {
+    // kTakesAll: no receive window (nic_send_window), every transfer a flow at once.
+    enum class State { kNotOpen, kOpen, kClosed, kTakesAll } state = State::kNotOpen;
+    std::uint32_t unclaimed = 0;       // receives posted on its mailbox that no transfer claimed
+    std::deque<Backlogged> backlog;    // in the order their NICs released them
+  };
   void run_nic(Nic& nic);
+  /// Puts `msg` on `to`'s mailbox from the calling NIC actor, or backlogs it (see the class).
+  void release(NodeId from, NodeId to, Message* msg, std::uint64_t bytes);
+  /// A transfer the receiver started from its backlog has ended (arrived or dropped): frees its
+  /// sender's slot and wakes that NIC if messages wait for one.
+  void backlogged_done(NodeId from);
+  void wake(Nic& nic);
+
   std::uint32_t window_;
   std::vector<simgrid::s4u::Mailbox*> mailboxes_;
+  std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<Nic>> nics_;  // by NodeId
+  std::vector<Receiver> receivers_;         // by NodeId
 };
 
-/// The receiving half, owned by a node's SimEnv: `window` receives kept posted on its mailbox
-/// (which has no permanent receiver, so a transfer starts only when one of them matches it).
-/// Receives are posted again as soon as one completes, also while the role computes: up to
-/// `window` messages can land while the node is busy, as in a socket's receive buffer.
-/// Must be constructed and used inside the node's actor.
+/// The receiving half, owned by a node's SimEnv: `window` receive slots. A free slot first takes
+/// the oldest message of the node's backlog (NicSenders), starting its transfer from the sender's
+/// host; with none waiting it is a receive posted on the node's mailbox (which has no permanent
+/// receiver), which the next message sent to the node claims. Slots are refilled as soon as the
+/// role takes a message, so up to `window` messages can land while the role computes, as in a
+/// socket's receive buffer. Must be constructed and used inside the node's actor.
 class WindowedInbox {
  public:
-  WindowedInbox(simgrid::s4u::Mailbox* mailbox, std::uint32_t window);
-  /// Cancels the posted receives; `heir` (the node's NIC actor) becomes the mailbox's permanent
-  /// receiver, so that late transfers to the finished node complete and are dropped. Not while
-  /// the actor is being killed (it may not call into SimGrid then).
-  void close(const simgrid::s4u::ActorPtr& heir);
+  /// REQUIRES: `self`'s mailbox is `nics`'s mailbox of that node; one inbox per node at a time.
+  WindowedInbox(NicSenders& nics, NodeId self);
+  /// Cancels the slots' transfers and drops the backlog (freeing their senders' slots); the
+  /// node's NIC actor becomes the mailbox's permanent receiver, so that late transfers to the
+  /// finished node complete and are dropped. Not while the actor is being killed (it may not call
+  /// into SimGrid then).
+  void close();
   ~WindowedInbox();
 
   /// The next message to arrive within `timeout_s` simulated seconds, or nullopt. A message that
@@ -72,10 +106,16 @@ class WindowedInbox {
   std::optional<Message> recv(double timeout_s);
 
  private:
-  void post(std::size_t slot);
+  /// Gives `slot` the oldest backlogged message, or a posted receive when none waits.
+  void fill(std::size_t slot);
+  NicSenders& nics_;
+  NodeId self_;
   simgrid::s4u::Mailbox* mailbox_;
-  std::vector<simgrid::s4u::CommPtr> posted_;
-  std::vector<Message*> payloads_;  // by slot: where posted_[slot] writes its message
+  std::vector<simgrid::s4u::CommPtr> slots_;
+  std::vector<Message*> payloads_;   // by slot: the message (a posted receive writes it there)
+  std::vector<NodeId> backlogged_;   // by slot: its sender when the inbox started the transfer,
+                                     // else kNoSender
+  static constexpr NodeId kNoSender = ~NodeId{0};
 };
 
 }  // namespace pstwin

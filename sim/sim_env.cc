@@ -62,7 +62,7 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       rng_(role_stream_seed(world.seed, world.layout, self)),
       store_(world.checkpoint_bandwidth_Bps) {
   if (world.nic_senders && world.nic_window > 0)
-    windowed_ = std::make_unique<WindowedInbox>(mailbox_, world.nic_window);
+    windowed_ = std::make_unique<WindowedInbox>(*world.nic_senders, self);
   else mailbox_->set_receiver(sg4::Actor::self());
 }
 
@@ -70,7 +70,7 @@ SimEnv::~SimEnv() {
   // Lets SimGrid reclaim the actor; messages still in flight to this node are discarded. Not
   // while the actor is being killed (its host failed): it may not call into SimGrid then.
   if (windowed_ && std::uncaught_exceptions() == 0)
-    windowed_->close(world_.nic_senders->nic_actor(self_));
+    windowed_->close();
   if (windowed_) return;
   if (std::uncaught_exceptions() > 0) {
     (void)pending_.detach();  // not released: that would call into SimGrid

@@ -129,7 +129,7 @@ class SimEnv : public Env {
   /// with the wait (which would lose the message).
   simgrid::s4u::CommPtr pending_;
   Message* pending_payload_ = nullptr;
-  /// With a NIC window, the receives posted on mailbox_ instead of pending_ (sim/nic_window.h).
+  /// With a NIC window, its receive slots instead of pending_ (sim/nic_window.h).
   std::unique_ptr<WindowedInbox> windowed_;
   Rng rng_;
   ModelledStore store_;

@@ -109,9 +109,11 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   // NIC windows (opt-in): their daemon actors start before the roles, on the nodes' hosts.
   std::unique_ptr<NicSenders> nic_senders;
   if (scenario.simulation.sender_window() > 0) {
-    nic_senders = std::make_unique<NicSenders>(scenario.simulation.sender_window(), world.mailboxes, hosts);
+    // nic_send_window: receivers keep no window of their own (SimEnv posts no WindowedInbox).
+    nic_senders = std::make_unique<NicSenders>(scenario.simulation.sender_window(), world.mailboxes, hosts,
+                                               /*receivers_take_all=*/scenario.simulation.nic_window == 0);
     world.nic_senders = nic_senders.get();
-    world.nic_window = scenario.simulation.nic_window;  // 0 with nic_send_window: receiving exact
+    world.nic_window = scenario.simulation.nic_window;
   }
 
   std::vector<bool> finished(layout.nodes(), false);
