@@ -20,6 +20,7 @@
 #include "net/curve_keys.h"
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
+#include "net/stop_request.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
 #include "net/straggler_hold.h"
@@ -52,6 +53,10 @@ struct ZmqOptions {
   /// Under UCX: a dead peer fails its endpoint rather than going unnoticed (the job's fault
   /// tolerance; costs shared memory, see UcxDataPlane).
   bool ucx_peer_failures = true;
+  /// Scheduler: once this is requested (a signal to its process), every wait for messages, in
+  /// the rendezvous and in recv(), ends with JobStopped(reason) (runtime/errors.h). Not owned;
+  /// null: never.
+  const StopRequest* stop = nullptr;
 };
 
 class UcxDataPlane;
@@ -235,6 +240,7 @@ class ZmqEnv : public Env {
  private:
   /// One frame pair from the ROUTER: identity and payload; nullopt on timeout.
   /// Also returns nullopt, early, once `wake_fd` (>= 0: UCX's event descriptor) is readable.
+  /// Throws JobStopped once options_.stop is requested.
   std::optional<std::pair<std::string, zmq::message_t>> receive_raw(double timeout_s, int wake_fd = -1);
   /// A decoded message from node `sender` (as its connection or UCX tag says): what the role gets,
   /// or nullopt when the env took it itself (an address update, an event) or dropped it.

@@ -24,12 +24,26 @@ Scheduler::Scheduler(Env& env, const JobSpec& spec, KernelBackend& kernels)
 
 void Scheduler::run() {
   start_job();
-  while (!finals_.complete()) {
-    const std::optional<Message> m = next_message();
-    if (m && !fenced(*m)) handle(*m);
-    if (spec_.fault.enabled) check_heartbeats();
+  try {
+    while (!finals_.complete()) {
+      const std::optional<Message> m = next_message();
+      if (m && !fenced(*m)) handle(*m);
+      if (spec_.fault.enabled) check_heartbeats();
+    }
+  } catch (const JobStopped& e) {
+    stop_from_outside(e.what());
   }
   finish();
+}
+
+void Scheduler::stop_from_outside(const std::string& why) {
+  const std::int64_t clock = std::max<std::int64_t>(last_eval_clock_, 0);
+  reason_ = "the job was " + why + " at clock " + std::to_string(clock) + " of " +
+            std::to_string(spec_.iterations) + " (the last evaluated), before it completed";
+  env_.metrics().event(env_.now(), "job_stopped", {{"reason", why}, {"clock", clock}});
+  // Nothing more is received: the others are told to stop rather than wait out their timeouts.
+  abort_job();
+  throw JobStopped(reason_);
 }
 
 // ---- The lifecycle.
