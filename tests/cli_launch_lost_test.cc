@@ -43,15 +43,21 @@ CommandResult run_script(const std::string& script) {
 /// "launch exit status S".
 CommandResult launch_and_kill_a_worker(const std::string& dir, const std::string& flags) {
   const std::string wait_s = std::to_string(1.0 * time_scale());
+  const std::string connect_s = std::to_string(2.0 * time_scale());
   return run_script(
       "cd " + dir + "\n"
-      "$PSTWIN launch s.json --out out --connect-timeout 2 --stall-timeout 20 " + flags + " &\n"
+      "$PSTWIN launch s.json --out out --connect-timeout " + connect_s + " --stall-timeout 20 " + flags + " &\n"
       "launcher=$!\n"
-      "for i in $(seq 1 1000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
+      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
       "sleep " + wait_s + "\n"
-      "worker=$(ps -o pid=,args= --ppid $launcher | grep -- '--role worker' | head -1)\n"
-      "echo \"killed worker:$(echo \"$worker\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
-      "kill -9 $(echo $worker | cut -d' ' -f1)\n"
+      // The launcher's first child that is a worker, from /proc (no procps needed).
+      "for d in /proc/[0-9]*; do\n"
+      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
+      "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
+      "  case \"$args\" in *'--role worker'*) worker=${d#/proc/}; break;; esac\n"
+      "done\n"
+      "echo \"killed worker:$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
+      "kill -9 $worker\n"
       "wait $launcher\n"
       "echo \"launch exit status $?\"\n");
 }
