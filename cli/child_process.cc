@@ -75,13 +75,14 @@ int exit_status_of(int wait_status) {
   return 1;
 }
 
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure) {
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure,
+                          const std::function<bool(std::size_t, int)>& stop_at_once) {
   std::vector<int> status(pids.size(), -1);
   if (first_failure) *first_failure = pids.size();
   std::size_t left = pids.size();
   bool failing = false;
   auto deadline = std::chrono::steady_clock::time_point::max();
-  bool terminated = false, killed = false;
+  bool terminated = false, killed = false, stopping_now = false;
   while (left > 0) {
     bool reaped = false;
     for (std::size_t i = 0; i < pids.size(); ++i) {
@@ -98,10 +99,15 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::s
           deadline = std::chrono::steady_clock::now() +
                      std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
         }
+        // Not one of the graced: the rest are stopped now (below), unless they are already.
+        if (status[i] != 0 && !terminated && !stopping_now && stop_at_once && stop_at_once(i, status[i])) {
+          failing = stopping_now = true;
+          deadline = std::chrono::steady_clock::now();
+        }
       }
     }
     const auto now = std::chrono::steady_clock::now();
-    if (failing && now > deadline && !killed) {
+    if (failing && now >= deadline && !killed) {
       // A role failed and the rest did not wind down by themselves.
       for (std::size_t i = 0; i < pids.size(); ++i)
         if (status[i] == -1) kill(pids[i], terminated ? SIGKILL : SIGTERM);

@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,13 @@ void die_with_parent(pid_t parent);
 int exit_status_of(int wait_status);
 
 /// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
-/// are then sent SIGTERM (and SIGKILL 5 s later). Returns the exit statuses, in order. When
-/// `first_failure` is given, it is set to the index of the first pid that ended non-zero by
-/// itself (before any signal from here; e.g. killed by someone else), or pids.size() if none.
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr);
+/// are then sent SIGTERM (and SIGKILL 5 s later); at once instead when `stop_at_once`, given,
+/// returns true for that pid's index and exit status (a node the job cannot go on without).
+/// Returns the exit statuses, in order. When `first_failure` is given, it is set to the index
+/// of the first pid that ended non-zero by itself (before any signal from here; e.g. killed by
+/// someone else), or pids.size() if none.
+std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
+                          const std::function<bool(std::size_t, int)>& stop_at_once = {});
 
 /// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
 /// well (as SIGTERM), before this process ends as the signal would have ended it. So stopping a

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/comparison.h"
@@ -15,6 +16,7 @@
 #include "cli/output_lock.h"
 #include "cli/output_probe.h"
 #include "cli/scenario_options.h"
+#include "cli/stop_signals.h"
 #include "net/curve_keys.h"
 #include "net/live_metrics.h"
 #include "net/metrics_address.h"
@@ -254,6 +256,14 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: " << lock_error << "\n";
     return 2;
   }
+  // A scheduler stopped (Ctrl-C, its launcher) still writes what it has; other roles just end.
+  std::optional<net::StopRequest> stop;
+  std::optional<StopOnSignals> signals;
+  if (options.role == "scheduler") {
+    stop.emplace();
+    signals.emplace(*stop);
+    options.zmq.stop = &*stop;
+  }
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {
       // The scheduler binds inside run_zmq_node; publish its endpoint as soon as it is known.
@@ -267,6 +277,10 @@ int node_command(const std::vector<std::string>& args) {
       write_file_atomically(options.out_dir + "/metrics.url", url + "\n");
     };
     net::run_zmq_node(*scenario, *variant, options);
+  } catch (const JobStopped& e) {
+    std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
+    print_final_table(options, *variant);
+    return 128 + signals->signal();
   } catch (const net::RegistrationRefused& e) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
     return 2;

@@ -255,8 +255,14 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       facts.environment = options.zmq.ucx ? "ucx" : "zmq";
       facts.wall_time_s = seconds_since(start);
       facts.failure = e.what();
+      const bool stopped = dynamic_cast<const JobStopped*>(&e) != nullptr;
+      if (stopped) {
+        facts.failure = std::string("the scheduler was ") + e.what() + " before the job started";
+        recorder->event(env.now(), "job_stopped", {{"reason", e.what()}, {"clock", 0}});
+      }
       recorder->flush();
       write_summary(options.out_dir, make_summary(scenario, variant, *recorder, facts));
+      if (stopped) throw JobStopped(facts.failure);
       throw;
     }
     env.set_max_range_keys(spec.num_keys());
@@ -271,13 +277,17 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     ObservedEnv observed(env, sink);  // heartbeats and the clock for the live metrics
     Scheduler scheduler(observed, spec, *kernels);
     const auto progress = progress_lines(env, "scheduler", spec.iterations, options.progress_interval_s);
+    bool stopped = false;  // from outside (a signal): the nodes told to stop may be gone too
     try {
       scheduler.run();
       facts.roles_finished = true;
+    } catch (const JobStopped& e) {
+      facts.failure = e.what();
+      stopped = true;
     } catch (const std::exception& e) {
       facts.failure = e.what();
     }
-    if (spec.fault.enabled) env.abandon_unsent_to_peers();  // e.g. the stop sent to a dead node
+    if (spec.fault.enabled || stopped) env.abandon_unsent_to_peers();  // e.g. the stop sent to a dead node
     facts.time_s = env.now();
     facts.wall_time_s = seconds_since(start);
     // Each process counts its own traffic; the others reported theirs in their last messages
@@ -290,6 +300,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     auto summary = make_summary(scenario, variant, *recorder, facts);
     summary["rejected_messages"] = env.rejected();
     write_summary(options.out_dir, summary);
+    if (stopped) throw JobStopped(facts.failure);
     if (!facts.roles_finished) throw std::runtime_error(facts.failure);
     return summary;
   }

@@ -60,7 +60,9 @@ struct NodeOptions {
 /// shape in the scheduler's address book. The scheduler reads everything while the others read
 /// theirs, writes the outputs into out_dir (plus address_book.json) and returns the summary;
 /// when the job does not start (a timeout, bad data), it still writes a summary with completed
-/// false and the reason, then throws. Other roles return null. Throws std::runtime_error with a
+/// false and the reason, then throws. Stopped from outside (options.zmq.stop, e.g. a signal),
+/// the scheduler still writes what it has (rows and events so far, a "job_stopped" event, a
+/// summary with completed false and why) and throws JobStopped. Other roles return null. Throws std::runtime_error with a
 /// clear message on rendezvous timeouts, a busy address or a failed role; RegistrationRefused
 /// when the scheduler turns this node away; DataError or ScenarioError for bad data.
 nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,

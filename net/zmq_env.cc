@@ -82,8 +82,9 @@ void ZmqEnv::reject(const std::string& from, const std::string& why) {
 std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
-  // Nothing but the ROUTER to wait on: a blocking recv, as plain ZeroMQ code waits.
-  while (wake_fd < 0) {
+  // Nothing but the ROUTER to wait on (no UCX, no stop request to wake up for: a server or a
+  // worker): a blocking recv, as plain ZeroMQ code waits.
+  while (wake_fd < 0 && !options_.stop) {
     auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
     if (!m) return std::nullopt;
     // Identity, header part, and the values part when there are values (wire version 6).
@@ -95,8 +96,17 @@ std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) 
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    zmq::pollitem_t items[] = {{router_.handle(), 0, ZMQ_POLLIN, 0}, {nullptr, wake_fd, ZMQ_POLLIN, 0}};
-    zmq::poll(items, wake_fd >= 0 ? 2 : 1, std::max(left, std::chrono::milliseconds(0)));
+    if (options_.stop)
+      if (auto why = options_.stop->reason()) throw JobStopped(*why);
+    // The router, then the descriptors that end the wait early: UCX's, the stop's (it wakes a
+    // long wait at once).
+    zmq::pollitem_t items[3] = {{router_.handle(), 0, ZMQ_POLLIN, 0}};
+    std::size_t count = 1;
+    if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
+    const std::size_t stop_item = count;
+    if (options_.stop) items[count++] = {nullptr, options_.stop->fd(), ZMQ_POLLIN, 0};
+    zmq::poll(items, count, std::max(left, std::chrono::milliseconds(0)));
+    if (options_.stop && (items[stop_item].revents & ZMQ_POLLIN)) continue;  // thrown at the top
     if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
     std::vector<zmq::message_t> frames;
     do {

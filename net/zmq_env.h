@@ -20,6 +20,7 @@
 #include "net/curve_keys.h"
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
+#include "net/stop_request.h"
 #include "net/zmq_parts.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
@@ -53,6 +54,10 @@ struct ZmqOptions {
   /// Under UCX: a dead peer fails its endpoint rather than going unnoticed (the job's fault
   /// tolerance; costs shared memory, see UcxDataPlane).
   bool ucx_peer_failures = true;
+  /// Scheduler: once this is requested (a signal to its process), every wait for messages, in
+  /// the rendezvous and in recv(), ends with JobStopped(reason) (runtime/errors.h). Not owned;
+  /// null: never.
+  const StopRequest* stop = nullptr;
 };
 
 class UcxDataPlane;
@@ -236,7 +241,8 @@ class ZmqEnv : public Env {
  private:
   /// One message from the ROUTER: identity, header part and values part (zmq_parts.h); nullopt
   /// on timeout. One of another number of parts is dropped and counted. Also returns nullopt,
-  /// early, once `wake_fd` (>= 0: UCX's event descriptor) is readable.
+  /// early, once `wake_fd` (>= 0: UCX's event descriptor) is readable. Throws JobStopped once
+  /// options_.stop is requested.
   std::optional<ReceivedParts> receive_raw(double timeout_s, int wake_fd = -1);
   /// A decoded message from node `sender` (as its connection or UCX tag says): what the role gets,
   /// or nullopt when the env took it itself (an address update, an event) or dropped it.

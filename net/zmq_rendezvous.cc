@@ -125,7 +125,14 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
       continue;
     }
     const double left = std::chrono::duration<double>(deadline - clock::now()).count();
-    auto raw = left > 0 ? receive_raw(left) : std::nullopt;
+    std::optional<ReceivedParts> raw;
+    try {
+      if (left > 0) raw = receive_raw(left);
+    } catch (const JobStopped& e) {
+      // Stopped (Ctrl-C): the nodes that registered hear it rather than waiting for a start.
+      tell_everyone(std::string("the job did not start: the scheduler was ") + e.what(), false);
+      throw;
+    }
     if (!raw) {
       if (registrations < expected) {
         std::uint32_t servers_in = 0;

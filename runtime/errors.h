@@ -57,4 +57,13 @@ class CheckpointError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The job was stopped from outside its roles (a signal to a real scheduler's process: a user's
+/// Ctrl-C, or the launcher ending a job it cannot go on with). Thrown by an Env's recv; what()
+/// says by what ("stopped by SIGTERM"). The scheduler writes it as a "job_stopped" event, tells
+/// every node to stop and rethrows; its caller still writes the outputs (DESIGN.md, "Outputs").
+class JobStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 }  // namespace pstwin

@@ -44,7 +44,8 @@ std::string endpoint_in(const std::string& path) {
 TEST(LaunchNodes, AJobThatCannotStartStillWritesItsSummary) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", small_bsp(dir));
-  // The "ssh" command fails at once: no server or worker ever starts, deterministically.
+  // The "ssh" command fails at once: no server or worker ever starts, deterministically, and the
+  // launcher stops the scheduler at once rather than letting it wait out its connect timeout.
   std::ofstream(dir + "/hosts") << "nodeA slots=6\n";
   const auto r = run_pstwin("launch " + dir + "/s.json --hostfile " + dir +
                             "/hosts --ssh-command false --scheduler-host 127.0.0.1 --connect-timeout " +
@@ -56,9 +57,8 @@ TEST(LaunchNodes, AJobThatCannotStartStillWritesItsSummary) {
   EXPECT_EQ(summary["variant"], "bsp");
   EXPECT_EQ(summary["environment"], "zmq");
   const std::string reason = summary["reason"].get<std::string>();
-  EXPECT_NE(reason.find("only 0 of 2 servers and 0 of 4 workers registered"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("missing: server:0-1, worker:0-3"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("--connect-timeout"), std::string::npos) << reason;
+  EXPECT_EQ(reason.rfind("server:0 exited with status 1 before the job started", 0), 0u) << reason;
+  EXPECT_NE(reason.find("the scheduler was stopped by SIGTERM before the job started"), std::string::npos) << reason;
   // The same shape as a failed simulated run's summary: every key simulate writes is there.
   write_json(dir + "/diverging.json", [&] {
     auto s = small_bsp(dir);

@@ -37,9 +37,8 @@ struct CommandResult {
 inline CommandResult run_pstwin_env(const std::string& env_assignments, const std::string& args);
 inline CommandResult run_pstwin(const std::string& args) { return run_pstwin_env("", args); }
 
-/// Runs `ENV_ASSIGNMENTS pstwin ARGS` (e.g. "A=1 B=2") through the shell.
-inline CommandResult run_pstwin_env(const std::string& env_assignments, const std::string& args) {
-  const std::string cmd = env_assignments + " " + std::string(PSTWIN_BINARY) + " " + args + " 2>&1";
+/// Runs the shell command `cmd` and captures its stdout (add " 2>&1" for stderr too).
+inline CommandResult run_shell(const std::string& cmd) {
   CommandResult r;
   FILE* pipe = popen(cmd.c_str(), "r");
   if (!pipe) return r;
@@ -49,6 +48,11 @@ inline CommandResult run_pstwin_env(const std::string& env_assignments, const st
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+/// Runs `ENV_ASSIGNMENTS pstwin ARGS` (e.g. "A=1 B=2") through the shell.
+inline CommandResult run_pstwin_env(const std::string& env_assignments, const std::string& args) {
+  return run_shell(env_assignments + " " + std::string(PSTWIN_BINARY) + " " + args + " 2>&1");
 }
 
 inline std::string read_file(const std::string& path) {

@@ -30,7 +30,8 @@ class Scheduler {
   /// as diverged). Throws std::invalid_argument for a job it cannot start (a bad replication
   /// factor, a range over 2^32 keys); std::runtime_error when the job is lost (a range without a
   /// replica, every worker dead for the stall timeout) or nothing arrives for the stall
-  /// timeout; ProtocolError for a message that breaks the protocol.
+  /// timeout; ProtocolError for a message that breaks the protocol; JobStopped when the Env was
+  /// stopped from outside (a signal), after a "job_stopped" event and telling every node to stop.
   void run();
 
   /// Bytes the other nodes reported sending (real jobs, where each node counts its own).
@@ -119,6 +120,9 @@ class Scheduler {
   void announce_backups(const std::vector<RangeServer>& backups);
   /// Sends the current membership to every active node.
   void broadcast_membership();
+  /// The Env's recv threw JobStopped(`why`): writes a "job_stopped" event, tells every node to
+  /// stop and throws JobStopped naming the last evaluated clock.
+  [[noreturn]] void stop_from_outside(const std::string& why);
   /// Writes `reason` as "job_lost", aborts the job and throws std::runtime_error(reason).
   [[noreturn]] void lose_job(const std::string& reason, nlohmann::json fields = {});
   /// "server:1", "worker:3": how scenarios and events name a node.

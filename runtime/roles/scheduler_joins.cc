@@ -1,6 +1,6 @@
 // The scheduler's side of servers joining a running job (docs/DESIGN.md, "Partitioning"): the
 // ring is rebuilt with the new server, it becomes a backup of the blocks it now owns, and each
-// block moves to it once it holds the block's state. Failure handling is in scheduler.cc.
+// block moves to it once it holds the block's state. Failure handling is in scheduler_failures.cc.
 #include <algorithm>
 #include <cstdint>
 #include <vector>

@@ -1,0 +1,223 @@
+#include "cli/launch_job.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <thread>
+
+#include "cli/child_process.h"
+#include "cli/job_supervisor.h"
+#include "cli/launch_summary.h"
+#include "net/curve_keys.h"
+#include "net/tcp_address.h"
+#include "runtime/output/failure_accounting.h"
+#include "runtime/output/summary.h"
+#include "runtime/seconds_text.h"
+
+namespace fs = std::filesystem;
+
+namespace pstwin::cli {
+
+namespace {
+
+// Random failures (MTBF) are drawn up to this many seconds of wall time.
+constexpr double kFailureHorizon_s = 1e6;
+
+/// Arguments of `pstwin node` common to every role of a variant.
+std::vector<std::string> node_args(const LaunchSettings& s, const std::string& variant,
+                                   const std::string& key_file) {
+  std::vector<std::string> a = {self_executable(), "node", "--variant", variant,
+                                "--connect-timeout", std::to_string(s.connect_timeout_s),
+                                "--stall-timeout", std::to_string(s.stall_timeout_s),
+                                "--device", s.device, "--quiet"};
+  if (s.ucx) a.insert(a.end(), {"--transport", "ucx"});
+  if (s.insecure) a.push_back("--insecure");
+  else a.insert(a.end(), {"--key-file", key_file});
+  for (const auto& set : s.sets) a.insert(a.end(), {"--set", set});
+  a.push_back(s.scenario_path);
+  return a;
+}
+
+/// Waits for the scheduler to publish its endpoint; empty when it exits or times out first.
+std::string await_endpoint(const std::string& path, pid_t scheduler, double timeout_s) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::ifstream in(path);
+    std::string endpoint;
+    if (in >> endpoint && !endpoint.empty()) return endpoint;
+    if (kill(scheduler, 0) != 0) return "";
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return "";
+}
+
+}  // namespace
+
+int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant,
+                     const LaunchSettings& s, const std::string& dir) {
+  std::string key_file = s.key_file;
+  if (!s.insecure && key_file.empty()) {
+    key_file = fs::absolute(dir + "/job.key").string();
+    net::write_key_file(key_file, net::make_job_keys());
+  }
+  const std::string endpoint_file = dir + "/scheduler.endpoint";
+  fs::remove(endpoint_file);
+  const bool remote = !s.hosts.empty();
+  // Remote nodes may reach this machine over IPv4 or IPv6: "*" listens on both.
+  const std::string bind = net::tcp_endpoint(remote ? "*" : "127.0.0.1",
+                                             s.port ? std::to_string(s.port) : std::string("*"));
+  auto args = node_args(s, variant.name, key_file);
+  if (!s.resume.empty()) args.insert(args.begin() + 2, {"--resume", checkpoint_dir_of(s.resume, variant.name)});
+  const std::string checkpoints = fs::absolute(dir + "/checkpoints").string();
+  auto sched = args;
+  sched.insert(sched.begin() + 2, {"--role", "scheduler", "--scheduler", bind, "--out", dir,
+                                   "--endpoint-file", endpoint_file, "--checkpoint-dir", checkpoints,
+                                   "--metrics-address", s.metrics_address});
+  std::vector<pid_t> pids = {spawn(sched)};
+  std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
+  if (endpoint.empty()) {
+    std::cerr << "pstwin launch: the scheduler did not start listening\n";
+    const int status = wait_all(pids, 0.0)[0] ?: 1;
+    if (!fs::exists(dir + "/summary.json"))
+      write_missing_summary(dir, variant, "the scheduler did not start listening (exit status " +
+                                              std::to_string(status) + ")");
+    return status;
+  }
+  if (remote) {
+    const std::string host = s.scheduler_host.empty() ? [] {
+      char buf[256] = {};
+      gethostname(buf, sizeof buf - 1);
+      return std::string(buf);
+    }() : s.scheduler_host;
+    endpoint = net::tcp_endpoint(host, net::parse_tcp_endpoint(endpoint).port);
+  }
+  const std::uint32_t roles = scenario.cluster.servers + scenario.cluster.workers;
+  std::vector<std::string> placement(roles);
+  if (remote) placement = assign_hosts(s.hosts, roles);
+  const std::string cwd = fs::current_path().string();
+  // Role r's command line: a server or worker with its index (so that failures hit the node the
+  // scenario names), and for a restarted process, --rejoin.
+  auto node_command = [&](std::uint32_t r, bool rejoin) {
+    const bool server = r < scenario.cluster.servers;
+    const std::uint32_t index = server ? r : r - scenario.cluster.servers;
+    auto node = args;
+    node.insert(node.begin() + 2, {"--role", server ? "server" : "worker", "--scheduler", endpoint,
+                                   "--index", std::to_string(index)});
+    if (server) node.insert(node.begin() + 2, {"--checkpoint-dir", checkpoints});
+    if (rejoin) node.insert(node.begin() + 2, "--rejoin");
+    return node;
+  };
+  // The last servers of a scenario with joins start later, at their "at" (supervise_job).
+  const std::uint32_t first_joiner = scenario.cluster.servers - static_cast<std::uint32_t>(std::count_if(
+      scenario.failures.begin(), scenario.failures.end(),
+      [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; }));
+  for (std::uint32_t r = 0; r < roles; ++r) {
+    if (r >= first_joiner && r < scenario.cluster.servers) {
+      pids.push_back(-1);
+      continue;
+    }
+    auto node = node_command(r, false);
+    if (remote) {
+      // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
+      std::string command = "cd " + shell_quote(cwd) + " && exec";
+      for (const auto& a : node) command.append(" ").append(shell_quote(a));
+      node = split_words(s.ssh_command);
+      node.push_back(placement[r]);
+      node.push_back(command);
+    }
+    pids.push_back(spawn(node));
+  }
+  if (!scenario.failures.empty()) {
+    JobProcesses job;
+    job.scheduler = pids[0];
+    job.servers.assign(pids.begin() + 1, pids.begin() + 1 + scenario.cluster.servers);
+    job.workers.assign(pids.begin() + 1 + scenario.cluster.servers, pids.end());
+    job.restart = [&](const NodeRef& ref) {
+      const std::uint32_t r = ref.role == NodeRef::Role::kServer ? ref.index
+                                                                 : scenario.cluster.servers + ref.index;
+      // A joining server's first process is no restart: its index alone makes it join.
+      return spawn(node_command(r, r < first_joiner || r >= scenario.cluster.servers));
+    };
+    std::vector<nlohmann::json> events;
+    // Once the scheduler is gone the others have nothing left to do but report, or wait in vain
+    // to rejoin: a short grace.
+    const int status = supervise_job(job, failure_schedule(scenario, kFailureHorizon_s),
+                                     dir + "/address_book.json", 2.0, events);
+    append_events(dir, events);
+    for (const auto& e : events)
+      if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
+        // The scheduler died before writing anything: say what happened in its place.
+        write_missing_summary(dir, variant,
+                              "the scheduler was killed at " + seconds_text(e["time_s"].get<double>()) +
+                                  " s (failure injection); pstwin does not replicate the scheduler, "
+                                  "so the job ended there");
+        auto summary = nlohmann::json::parse(std::ifstream(dir + "/summary.json"));
+        set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"), e["time_s"].get<double>());
+        write_summary(dir, summary);
+      }
+    return status;
+  }
+  // A node the job cannot go on without ends it at once: without fault tolerance any server or
+  // worker, and before the job started (no address book yet) any at all, since the rendezvous
+  // waits for everyone (a UCX that cannot start fails every node at once). The launcher then
+  // stops the scheduler, which writes what it has. A node that exits with status 2 is the
+  // exception: it found bad input and told the scheduler, which ends the job by itself, saying
+  // so better than the launcher could.
+  const bool tolerant = scenario.fault_tolerance.enabled;
+  const std::string address_book = dir + "/address_book.json";
+  struct Lost {
+    std::size_t node;  // index in pids
+    int status;
+    std::string why;
+  };
+  std::optional<Lost> lost;  // the node that ended the job
+  auto stop_at_once = [&](std::size_t i, int st) {
+    const bool started = fs::exists(address_book);
+    if (i == 0 || st == 2 || (tolerant && started)) return false;
+    lost = Lost{i, st, started ? ", and the job has no fault tolerance to go on without it"
+                               : " before the job started (every node must register)"};
+    std::cerr << "pstwin launch: " << node_exit_text(scenario, i, st) << lost->why
+              << " (see its messages above); stopping the job\n";
+    return true;
+  };
+  // Otherwise, when a server or worker fails, the scheduler's own timeouts end the job and name
+  // what is missing; its connect timeout counts from the latest registration, so it may fire a
+  // little after the launcher saw the failure. The launcher stops it only well after that.
+  const double grace_s = 1.5 * s.connect_timeout_s + 5.0;
+  std::size_t first = pids.size();
+  const auto status = wait_all(pids, grace_s, &first, stop_at_once);
+  if (!fs::exists(dir + "/summary.json")) {
+    std::string reason = "the scheduler exited with status " + std::to_string(status[0]) +
+                         " before writing a summary (see its messages above)";
+    // The first node that ended by itself (not stopped by the launcher), a signal from elsewhere
+    // (an OOM kill, a user's kill -9) included.
+    if (first >= 1 && first < pids.size()) {
+      reason += "; first " + node_exit_text(scenario, first, status[first]) +
+                (tolerant ? "" : ", and the job has no fault tolerance to go on without it");
+    } else if (first == 0) {
+      reason += "; it was the first node to end";
+    }
+    write_missing_summary(dir, variant, reason);
+  } else if (lost) {
+    record_job_lost(dir, scenario, lost->node, lost->status, lost->why);
+  }
+  // The node that ended the job says how it failed, not the scheduler stopped because of it.
+  if (lost) return lost->status > 128 ? 1 : lost->status;
+  for (std::size_t i = 0; i < status.size(); ++i)
+    if (status[i] != 0) return status[i];
+  return 0;
+}
+
+
+std::string checkpoint_dir_of(const std::string& out, const std::string& variant) {
+  return fs::absolute(out + "/" + variant + "/checkpoints").string();
+}
+
+}  // namespace pstwin::cli

@@ -1,0 +1,74 @@
+#include "cli/launch_summary.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "runtime/output/failure_accounting.h"
+#include "runtime/output/summary.h"
+
+namespace fs = std::filesystem;
+
+namespace pstwin::cli {
+
+std::string launched_node_name(const Scenario& scenario, std::size_t index) {
+  const std::size_t r = index - 1;
+  const bool server = r < scenario.cluster.servers;
+  return (server ? "server:" : "worker:") + std::to_string(server ? r : r - scenario.cluster.servers);
+}
+
+std::string node_exit_text(const Scenario& scenario, std::size_t index, int status) {
+  return launched_node_name(scenario, index) + " exited with status " + std::to_string(status) +
+         (status > 128 ? " (signal " + std::to_string(status - 128) + ")" : "");
+}
+
+void append_events(const std::string& dir, const std::vector<nlohmann::json>& events) {
+  if (events.empty()) return;
+  {
+    std::ofstream out(dir + "/events.jsonl", std::ios::app);
+    for (const auto& e : events) out << e.dump() << "\n";
+  }
+  const std::string path = dir + "/summary.json";
+  if (!fs::exists(path)) return;  // the scheduler itself was killed
+  try {
+    auto summary = nlohmann::json::parse(std::ifstream(path));
+    set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"),
+                       summary.value("sim_time_s", 0.0));
+    write_summary(dir, summary);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: cannot update " << path << ": " << e.what() << "\n";
+  }
+}
+
+void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
+                           const std::string& reason) {
+  write_summary(dir, unfinished_summary(variant, "zmq", reason));
+}
+
+void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,
+                     const std::string& why) {
+  const std::string path = dir + "/summary.json";
+  if (!fs::exists(path)) return;  // write_missing_summary's case
+  try {
+    auto summary = nlohmann::json::parse(std::ifstream(path));
+    if (summary.value("completed", false)) return;  // it ended by itself after all
+    const std::string cause = node_exit_text(scenario, index, status) + why;
+    // When the scheduler wrote that it was stopped: the launcher stopped it just then.
+    double time_s = summary.value("sim_time_s", 0.0);
+    for (const auto& e : read_events_jsonl(dir + "/events.jsonl"))
+      if (e.value("type", "") == "job_stopped") time_s = e.value("time_s", time_s);
+    {
+      std::ofstream out(dir + "/events.jsonl", std::ios::app);
+      out << nlohmann::json{{"time_s", time_s}, {"type", "job_lost"},
+                            {"node", launched_node_name(scenario, index)}, {"exit_status", status},
+                            {"reason", cause}}.dump()
+          << "\n";
+    }
+    summary["reason"] = cause + "; the launcher stopped the job: " + summary.value("reason", std::string());
+    write_summary(dir, summary);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: cannot update " << path << ": " << e.what() << "\n";
+  }
+}
+
+}  // namespace pstwin::cli

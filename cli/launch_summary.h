@@ -1,0 +1,44 @@
+// What `launch` adds to a variant's outputs after its processes ended (summary repair): its own
+// failure events, a summary for a scheduler that wrote none, and why the launcher stopped a job.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runtime/scenario/scenario.h"
+
+namespace pstwin::cli {
+
+/// "server:1" or "worker:3": process `index` of a launched variant, in the order launch starts
+/// them (0 the scheduler, then the servers, then the workers). REQUIRES 1 <= index <= servers +
+/// workers of `scenario`.
+std::string launched_node_name(const Scenario& scenario, std::size_t index);
+
+/// "worker:3 exited with status 137 (signal 9)": how process `index` ended with `status` (its
+/// exit code, or 128 + signal).
+std::string node_exit_text(const Scenario& scenario, std::size_t index, int status);
+
+/// Appends the launcher's `events` (failure injection's node_failed, ...) after the scheduler's
+/// in DIR/events.jsonl, and computes the summary's failure count and time lost again with them
+/// (when DIR/summary.json exists). Says on stderr when the summary cannot be updated.
+void append_events(const std::string& dir, const std::vector<nlohmann::json>& events);
+
+/// Writes DIR/summary.json for a variant whose scheduler ended without writing one (killed, or
+/// it could not start): completed false and `reason`, so that every variant folder says how it
+/// ended. Throws std::runtime_error naming the path when it cannot write.
+void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
+                           const std::string& reason);
+
+/// After the launcher stopped a job because process `index` ended with `status` (`why` follows
+/// the node's exit in the reason: ", and the job has no fault tolerance to go on without it"):
+/// appends a "job_lost" event {"node", "exit_status", "reason"} to DIR/events.jsonl, at the time
+/// of the scheduler's "job_stopped" event (else the job's last time), and puts that node first
+/// in the reason of the summary the stopped scheduler wrote ("worker:1 exited with status 137
+/// (signal 9), and ...; the launcher stopped the job: <the scheduler's reason>"). Does nothing
+/// to a summary that is missing or says the job completed. Says on stderr when it cannot update.
+void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,
+                     const std::string& why);
+
+}  // namespace pstwin::cli

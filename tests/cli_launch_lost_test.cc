@@ -1,0 +1,156 @@
+// Jobs that cannot go on: `pstwin launch` stops them as soon as a node they need ends
+// abnormally, naming it, and a scheduler stopped from outside (the launcher, a user's Ctrl-C)
+// still writes what it has: metrics rows and events so far, a summary that says why.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <regex>
+#include <string>
+
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using json = nlohmann::json;
+using namespace testing_support;
+
+/// A synthetic BSP job far too long to end by itself in a test (it is stopped), evaluated every
+/// 100 clocks so that rows accumulate from the start; no fault tolerance.
+json endless_job() {
+  return json::parse(R"({
+    "name": "endless", "seed": 1,
+    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1000},
+    "training": {"iterations": 10000000, "eval_every": 100},
+    "consistency": [{"mode": "bsp"}],
+    "cluster": {
+      "workers": 2, "servers": 1,
+      "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
+      "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
+    }
+  })");
+}
+
+/// Runs the bash `script` (with $PSTWIN set to the binary) and captures its output and status.
+CommandResult run_script(const std::string& script) {
+  const std::string path = fresh_dir("-script") + "/run.sh";
+  std::ofstream(path) << script;
+  return run_shell("PSTWIN=" + std::string(PSTWIN_BINARY) + " bash " + path + " 2>&1");
+}
+
+/// Launches dir/s.json into dir/out (with `flags`), kills one of its workers with SIGKILL once
+/// the job has run for a second, and waits for launch. Prints "killed worker:N" and, last,
+/// "launch exit status S".
+CommandResult launch_and_kill_a_worker(const std::string& dir, const std::string& flags) {
+  const std::string wait_s = std::to_string(1.0 * time_scale());
+  const std::string connect_s = std::to_string(2.0 * time_scale());
+  return run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN launch s.json --out out --connect-timeout " + connect_s + " --stall-timeout 20 " + flags + " &\n"
+      "launcher=$!\n"
+      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
+      "sleep " + wait_s + "\n"
+      // The launcher's first child that is a worker, from /proc (no procps needed).
+      "for d in /proc/[0-9]*; do\n"
+      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
+      "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
+      "  case \"$args\" in *'--role worker'*) worker=${d#/proc/}; break;; esac\n"
+      "done\n"
+      "echo \"killed worker:$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
+      "kill -9 $worker\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n");
+}
+
+/// What a job stopped because `worker` ("worker:1") was killed must leave behind.
+void expect_lost_job_outputs(const std::string& out, const std::string& worker) {
+  const json s = read_json(out + "/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  const std::string reason = s["reason"];
+  EXPECT_EQ(reason.rfind(worker + " exited with status 137 (signal 9), and the job has no fault tolerance", 0), 0u)
+      << reason;
+  EXPECT_NE(reason.find("stopped by SIGTERM at clock"), std::string::npos) << reason;
+  // The rows so far: the scheduler wrote them although it was stopped.
+  std::istringstream rows(read_file(out + "/bsp/metrics.csv"));
+  int lines = 0;
+  for (std::string line; std::getline(rows, line);) ++lines;
+  EXPECT_GE(lines, 2) << "a header and at least one row";
+  EXPECT_EQ(events_of(out + "/bsp", "job_stopped").size(), 1u);
+  const auto lost = events_of(out + "/bsp", "job_lost");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0]["node"], worker);
+  EXPECT_EQ(lost[0]["exit_status"], 137);
+}
+
+TEST(LaunchLost, KilledWorkerWithoutFaultToleranceEndsTheJobAtOnceWithItsOutputs) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = launch_and_kill_a_worker(dir, "");
+  std::smatch killed;
+  ASSERT_TRUE(std::regex_search(r.output, killed, std::regex("killed (worker:[0-9]+)"))) << r.output;
+  EXPECT_NE(r.output.find("launch exit status 1\n"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("pstwin launch: " + killed[1].str() + " exited with status 137 (signal 9)"),
+            std::string::npos)
+      << r.output;
+  expect_lost_job_outputs(dir + "/out", killed[1]);
+}
+
+TEST(LaunchLost, KilledWorkerOverUcxWithoutFaultToleranceEndsTheJobAtOnceWithItsOutputs) {
+  // Over shared memory a dead peer goes unnoticed by the others (no fault tolerance asked): only
+  // the launcher can end the job.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = launch_and_kill_a_worker(dir, "--transport ucx --insecure");
+  std::smatch killed;
+  ASSERT_TRUE(std::regex_search(r.output, killed, std::regex("killed (worker:[0-9]+)"))) << r.output;
+  EXPECT_NE(r.output.find("launch exit status 1\n"), std::string::npos) << r.output;
+  expect_lost_job_outputs(dir + "/out", killed[1]);
+}
+
+TEST(LaunchLost, UcxThatCannotStartFailsAtOnceNamingTheNode) {
+  // Every server and worker exits as it starts; the scheduler (ZeroMQ only) would wait out its
+  // connect timeout (30 s) for their registrations, and the launcher longer still.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_pstwin_env("UCX_TLS=bogus", "launch " + dir + "/s.json --out " + dir +
+                                                     "/out --transport ucx --insecure --connect-timeout 30");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("UCX: cannot initialise"), std::string::npos) << r.output;  // the node's own words
+  std::smatch node;
+  ASSERT_TRUE(std::regex_search(r.output, node,
+                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 1 before "
+                                           "the job started")))
+      << r.output;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 1 before the job started", 0), 0u)
+      << s["reason"];
+  const auto lost = events_of(dir + "/out/bsp", "job_lost");
+  ASSERT_EQ(lost.size(), 1u);
+  EXPECT_EQ(lost[0]["node"], node[1].str());
+}
+
+TEST(LaunchLost, SchedulerStoppedByCtrlCWritesASummarySayingSo) {
+  // `pstwin node --role scheduler` run by hand, interrupted while it waits for its nodes.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN node --role scheduler --scheduler 'tcp://127.0.0.1:*' --insecure --out out "
+      "--endpoint-file endpoint s.json &\n"
+      "scheduler=$!\n"
+      "for i in $(seq 1 1000); do [ -s endpoint ] && break; sleep 0.01; done\n"
+      "kill -INT $scheduler\n"
+      "wait $scheduler\n"
+      "echo \"node exit status $?\"\n");
+  EXPECT_NE(r.output.find("node exit status 130\n"), std::string::npos) << r.output;  // 128 + SIGINT
+  const json s = read_json(dir + "/out/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s["reason"], "the scheduler was stopped by SIGINT before the job started");
+  const auto stopped = events_of(dir + "/out", "job_stopped");
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
+}
+
+}  // namespace
+}  // namespace pstwin
