@@ -58,6 +58,16 @@ std::string await_endpoint(const std::string& path, pid_t scheduler, double time
   return "";
 }
 
+/// Whether the variant folder's summary says the job completed (false when it is missing or
+/// unreadable).
+bool job_completed(const std::string& dir) {
+  try {
+    return nlohmann::json::parse(std::ifstream(dir + "/summary.json")).value("completed", false);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace
 
 int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant,
@@ -179,8 +189,11 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   };
   std::optional<Lost> lost;  // the node that ended the job
   auto stop_at_once = [&](std::size_t i, int st) {
+    // A scheduler that failed leaves nothing to go on: its servers and workers stop now rather
+    // than after their timeouts (it names the reason itself, or the summary repair below does).
+    if (i == 0) return st != 0;
     const bool started = fs::exists(address_book);
-    if (i == 0 || st == 2 || (tolerant && started)) return false;
+    if (st == 2 || (tolerant && started)) return false;
     lost = Lost{i, st, started ? ", and the job has no fault tolerance to go on without it"
                                : " before the job started (every node must register)"};
     std::cerr << "pstwin launch: " << node_exit_text(scenario, i, st) << lost->why
@@ -210,6 +223,15 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   }
   // The node that ended the job says how it failed, not the scheduler stopped because of it.
   if (lost) return lost->status > 128 ? 1 : lost->status;
+  if (status[0] == 0 && tolerant && job_completed(dir)) {
+    // Fault tolerance did its work: nodes that died (a user's kill -9, an OOM kill) were failed
+    // over and the job completed. They are named, but the job did not fail.
+    for (std::size_t i = 1; i < status.size(); ++i)
+      if (status[i] != 0)
+        std::cerr << "pstwin launch: " << node_exit_text(scenario, i, status[i])
+                  << "; the job went on without it (fault tolerance) and completed\n";
+    return 0;
+  }
   for (std::size_t i = 0; i < status.size(); ++i)
     if (status[i] != 0) return status[i];
   return 0;

@@ -136,9 +136,16 @@ int node_command(const std::vector<std::string>& args) {
   // From here on the node runs the scenario its variant resolves to (the variant's overrides).
   *scenario = scenario_for_variant(*scenario, variant_index);
   const ConsistencyVariant* variant = &scenario->consistency.front();
-  const char* insecure_env = std::getenv("PSTWIN_INSECURE");
-  const bool insecure = (*vm)["insecure"].as<bool>() ||
-                        (insecure_env && std::string(insecure_env) != "" && std::string(insecure_env) != "0");
+  // PSTWIN_INSECURE turns authentication off: only an unmistakable yes does that, and a value
+  // that is neither yes nor no is refused rather than read either way.
+  const std::string insecure_env = std::getenv("PSTWIN_INSECURE") ? std::getenv("PSTWIN_INSECURE") : "";
+  const bool env_yes = insecure_env == "1" || insecure_env == "true" || insecure_env == "yes";
+  if (!env_yes && !insecure_env.empty() && insecure_env != "0" && insecure_env != "false" && insecure_env != "no") {
+    std::cerr << "pstwin node: PSTWIN_INSECURE must be 1, true or yes (no authentication) or 0, false, no or "
+                 "empty (authentication), not '" << insecure_env << "'\n";
+    return 2;
+  }
+  const bool insecure = (*vm)["insecure"].as<bool>() || env_yes;
   const std::string transport = (*vm)["transport"].as<std::string>();
   if (transport != "zmq" && transport != "ucx") {
     std::cerr << "pstwin node: " << source("transport") << " must be zmq or ucx, not '" << transport << "'\n";

@@ -107,6 +107,34 @@ TEST(LaunchLost, KilledWorkerOverUcxWithoutFaultToleranceEndsTheJobAtOnceWithIts
   expect_lost_job_outputs(dir + "/out", killed[1]);
 }
 
+TEST(LaunchLost, AKilledSchedulerStopsItsNodesAtOnce) {
+  // With a connect timeout of 10 minutes, a launcher that waited for its nodes' own timeouts
+  // (1.5 x connect + 5 s) would run into ctest's timeout: the job must end as soon as the
+  // scheduler is gone, with no node left running.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN launch s.json --out out --insecure --connect-timeout 600 --stall-timeout 600 &\n"
+      "launcher=$!\n"
+      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
+      "for d in /proc/[0-9]*; do\n"
+      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
+      "  case \"$(tr '\\0' ' ' < $d/cmdline)\" in *'--role scheduler'*) kill -9 ${d#/proc/};; esac\n"
+      "done\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n"
+      "sleep 0.2\n"
+      "for d in /proc/[0-9]*; do\n"
+      "  case \"$(tr '\\0' ' ' < $d/cmdline 2>/dev/null)\" in *\"$PWD/out/bsp\"*|*'--variant bsp'*s.json) echo \"left running: ${d#/proc/}\";; esac\n"
+      "done\n");
+  EXPECT_NE(r.output.find("launch exit status 1\n"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("left running"), std::string::npos) << r.output;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s["reason"].get<std::string>().rfind("the scheduler exited with status 137", 0), 0u) << s["reason"];
+}
+
 TEST(LaunchLost, UcxThatCannotStartFailsAtOnceNamingTheNode) {
   // Every server and worker exits as it starts; the scheduler (ZeroMQ only) would wait out its
   // connect timeout (30 s) for their registrations, and the launcher longer still.

@@ -306,6 +306,15 @@ TEST(Launch, UcxWithoutInsecureIsRefusedNamingBothFlags) {
                                                               dir + "/s.json");
   EXPECT_EQ(env.exit_code, 2) << env.output;
   EXPECT_NE(env.output.find("PSTWIN_TRANSPORT ucx needs --insecure"), std::string::npos) << env.output;
+  // PSTWIN_INSECURE=false keeps authentication on (so UCX is still refused), and a value that is
+  // neither yes nor no is refused by name rather than taken for a yes.
+  const std::string worker = "node --role worker --scheduler tcp://127.0.0.1:9 " + dir + "/s.json";
+  const auto no = run_pstwin_env("PSTWIN_TRANSPORT=ucx PSTWIN_INSECURE=false", worker);
+  EXPECT_EQ(no.exit_code, 2) << no.output;
+  EXPECT_NE(no.output.find("ucx needs --insecure"), std::string::npos) << no.output;
+  const auto maybe = run_pstwin_env("PSTWIN_TRANSPORT=ucx PSTWIN_INSECURE=maybe", worker);
+  EXPECT_EQ(maybe.exit_code, 2) << maybe.output;
+  EXPECT_NE(maybe.output.find("PSTWIN_INSECURE must be 1, true or yes"), std::string::npos) << maybe.output;
 }
 
 TEST(Launch, NodesOfAnotherTransportAreTurnedAwaySayingSo) {
