@@ -74,12 +74,6 @@ int simulate_command(const std::vector<std::string>& args) {
   std::string chosen;
   const auto device = resolve_device(*requested, "simulate", &chosen);
   if (!device) return 2;
-  if (*requested != "cpu") std::cerr << "simulate: kernels on " << chosen << "\n";
-  if (!scenario->simulation.cfg.empty()) {
-    std::cerr << "simulate: SimGrid options";
-    for (const auto& option : scenario->simulation.cfg) std::cerr << " " << option;
-    std::cerr << "\n";
-  }
 
   // Data is read once here per distinct data set; the children share it copy-on-write after fork.
   const auto runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
@@ -89,6 +83,13 @@ int simulate_command(const std::vector<std::string>& args) {
   if (!lock) {
     std::cerr << "pstwin simulate: " << lock_error << "\n";
     return 2;
+  }
+  // Said once the run is sure to start: a refused run says only why (CliOutputLock).
+  if (*requested != "cpu") std::cerr << "simulate: kernels on " << chosen << "\n";
+  if (!scenario->simulation.cfg.empty()) {
+    std::cerr << "simulate: SimGrid options";
+    for (const auto& option : scenario->simulation.cfg) std::cerr << " " << option;
+    std::cerr << "\n";
   }
   std::error_code ec;
 
