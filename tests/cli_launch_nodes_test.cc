@@ -2,7 +2,6 @@
 // of a job that never started, and a node with another scenario turned away by name.
 #include <gtest/gtest.h>
 
-
 #include <chrono>
 #include <fstream>
 #include <future>
