@@ -38,28 +38,39 @@ CommandResult run_script(const std::string& script) {
   return run_shell("PSTWIN=" + std::string(PSTWIN_BINARY) + " bash " + path + " 2>&1");
 }
 
-/// Launches dir/s.json into dir/out (with `flags`), kills one of its workers with SIGKILL once
-/// the job has run for a second, and waits for launch. Prints "killed worker:N" and, last,
-/// "launch exit status S".
-CommandResult launch_and_kill_a_worker(const std::string& dir, const std::string& flags) {
-  const std::string wait_s = std::to_string(1.0 * time_scale());
-  const std::string connect_s = std::to_string(2.0 * time_scale());
+/// Launches dir/s.json into dir/out with `flags`, kills the launcher's first child of `role`
+/// ("worker", "scheduler") with SIGKILL `wait_s` seconds after the job started, and waits for
+/// launch. Prints "killed ROLE:N", then "launch exit status S", then "left running: PID" for
+/// each of the job's processes still alive 0.2 s later.
+CommandResult launch_and_kill(const std::string& dir, const std::string& role, const std::string& flags,
+                              double wait_s) {
   return run_script(
       "cd " + dir + "\n"
-      "$PSTWIN launch s.json --out out --connect-timeout " + connect_s + " --stall-timeout 20 " + flags + " &\n"
+      "$PSTWIN launch s.json --out out " + flags + " &\n"
       "launcher=$!\n"
       "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
-      "sleep " + wait_s + "\n"
-      // The launcher's first child that is a worker, from /proc (no procps needed).
+      "sleep " + std::to_string(wait_s) + "\n"
+      // The launcher's first child of that role, from /proc (no procps needed).
       "for d in /proc/[0-9]*; do\n"
       "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
       "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
-      "  case \"$args\" in *'--role worker'*) worker=${d#/proc/}; break;; esac\n"
+      "  case \"$args\" in *'--role " + role + "'*) victim=${d#/proc/}; break;; esac\n"
       "done\n"
-      "echo \"killed worker:$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
-      "kill -9 $worker\n"
+      "echo \"killed " + role + ":$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
+      "kill -9 $victim\n"
       "wait $launcher\n"
-      "echo \"launch exit status $?\"\n");
+      "echo \"launch exit status $?\"\n"
+      "sleep 0.2\n"
+      "for d in /proc/[0-9]*; do\n"
+      "  case \"$(tr '\\0' ' ' < $d/cmdline 2>/dev/null)\" in *\"$PWD/out/bsp\"*|*'--variant bsp'*s.json) echo \"left running: ${d#/proc/}\";; esac\n"
+      "done\n");
+}
+
+/// launch_and_kill of a worker one second into the job, with short timeouts.
+CommandResult launch_and_kill_a_worker(const std::string& dir, const std::string& flags) {
+  return launch_and_kill(dir, "worker",
+                         "--connect-timeout " + std::to_string(2.0 * time_scale()) + " --stall-timeout 20 " + flags,
+                         1.0 * time_scale());
 }
 
 /// What a job stopped because `worker` ("worker:1") was killed must leave behind.
@@ -113,21 +124,7 @@ TEST(LaunchLost, AKilledSchedulerStopsItsNodesAtOnce) {
   // scheduler is gone, with no node left running.
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", endless_job());
-  const auto r = run_script(
-      "cd " + dir + "\n"
-      "$PSTWIN launch s.json --out out --insecure --connect-timeout 600 --stall-timeout 600 &\n"
-      "launcher=$!\n"
-      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
-      "for d in /proc/[0-9]*; do\n"
-      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
-      "  case \"$(tr '\\0' ' ' < $d/cmdline)\" in *'--role scheduler'*) kill -9 ${d#/proc/};; esac\n"
-      "done\n"
-      "wait $launcher\n"
-      "echo \"launch exit status $?\"\n"
-      "sleep 0.2\n"
-      "for d in /proc/[0-9]*; do\n"
-      "  case \"$(tr '\\0' ' ' < $d/cmdline 2>/dev/null)\" in *\"$PWD/out/bsp\"*|*'--variant bsp'*s.json) echo \"left running: ${d#/proc/}\";; esac\n"
-      "done\n");
+  const auto r = launch_and_kill(dir, "scheduler", "--insecure --connect-timeout 600 --stall-timeout 600", 0.0);
   EXPECT_NE(r.output.find("launch exit status 1\n"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("left running"), std::string::npos) << r.output;
   const json s = read_json(dir + "/out/bsp/summary.json");
