@@ -30,6 +30,10 @@ class SpareValues {
   std::vector<float> take_sized(std::size_t n);
 
  private:
+  /// The held vector of smallest capacity >= n, or held_.end(). REQUIRES: mutex_ held.
+  std::vector<std::vector<float>>::iterator smallest_fitting(std::size_t n);
+  /// Takes *pick out of held_. REQUIRES: mutex_ held, pick valid.
+  std::vector<float> remove(std::vector<std::vector<float>>::iterator pick);
   std::mutex mutex_;
   std::vector<std::vector<float>> held_;
 };
