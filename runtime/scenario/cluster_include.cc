@@ -18,6 +18,8 @@ namespace pstwin {
 
 namespace {
 
+using scenario_json::has_pointer;
+
 constexpr const char* kIncludePointer = "/cluster/include";
 
 /// The message of `e` without its leading "pointer: ".
@@ -90,13 +92,13 @@ ScenarioError attribute_to_include(const ScenarioError& e, const ClusterInclude&
   // A value the scenario wrote is the scenario's, even where the file has one too; a value only
   // the file has is the file's. A missing value belongs to the nearest object holding it: a key
   // the file's "worker" lacks is the file's to add, a key "cluster" lacks the scenario's.
-  while (!p.empty() && !info.own.contains(p) && !info.included.contains(p)) p = p.parent_pointer();
-  if (p.empty() || info.own.contains(p)) return e;
+  while (!p.empty() && !has_pointer(info.own, p) && !has_pointer(info.included, p)) p = p.parent_pointer();
+  if (p.empty() || has_pointer(info.own, p)) return e;
   const ScenarioError the_files(at, "in the included file \"" + info.file + "\" at " + inside + ": " + message_of(e));
   // The deepest object above it that both wrote: their keys merged there, and may clash (the
   // scenario's "preset" beside the file's "flops"). Whose fault is told by the file's alone.
   nlohmann::json::json_pointer merged = p.parent_pointer();
-  while (!merged.empty() && !(info.own.contains(merged) && info.own.at(merged).is_object() &&
+  while (!merged.empty() && !(has_pointer(info.own, merged) && info.own.at(merged).is_object() &&
                               info.included.at(merged).is_object()))
     merged = merged.parent_pointer();
   if (merged.empty() || !check) return the_files;
@@ -129,7 +131,7 @@ std::string include_override_hint(const nlohmann::json& doc, const std::string& 
   if (info.file.empty()) return "";
   const bool removal = value.is_null();
   const nlohmann::json::json_pointer needed = removal ? inside : inside.parent_pointer();
-  if (needed.empty() || !info.included.contains(needed) || info.own.contains(needed)) return "";
+  if (needed.empty() || !has_pointer(info.included, needed) || has_pointer(info.own, needed)) return "";
   const std::string from = " comes from the included file \"" + info.file + "\", not from the scenario";
   if (removal)
     return "cannot remove (set to null): " + pointer + from +
@@ -142,7 +144,7 @@ std::string include_override_hint(const nlohmann::json& doc, const std::string& 
   for (auto p = inside; !p.empty(); p = p.parent_pointer()) tokens.insert(tokens.begin(), p.back());
   nlohmann::json::json_pointer top;
   std::size_t k = 0;
-  while (info.own.contains(top / tokens[k])) top /= tokens[k++];
+  while (has_pointer(info.own, top / tokens[k])) top /= tokens[k++];
   top /= tokens[k];
   const std::size_t top_index = k;
   const std::string top_text = cluster + top.to_string();

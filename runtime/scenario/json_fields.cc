@@ -75,6 +75,14 @@ std::string describe(const json& v) {
   }
 }
 
+bool has_pointer(const json& doc, const json::json_pointer& pointer) {
+  try {
+    return doc.contains(pointer);
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
 std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min, std::uint64_t max) {
   std::string expected = min == 0   ? "a non-negative integer"
                          : min == 1 ? "a positive integer"

@@ -26,6 +26,11 @@ std::string format_number(double x);
 /// A short description of a value for "got ..." in messages: `string "8"`, `-1`, `an object`.
 std::string describe(const json& v);
 
+/// Whether `doc` has a value at `pointer`. Unlike json::contains, never throws json's exceptions: nlohmann throws
+/// out_of_range for an array index past 2^64 ("/consistency/99999999999999999999999"), which a
+/// user's --set or a variant's set can write; such a value is simply not there.
+bool has_pointer(const json& doc, const json::json_pointer& pointer);
+
 /// An unsigned integer in [min, max]. Integral floats (1e7) are accepted, as JSON writers emit
 /// them, up to 2^53: beyond, a double no longer holds every integer, so the value read might not
 /// be the one written (write it without a fraction or exponent).

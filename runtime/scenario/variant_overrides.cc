@@ -114,7 +114,7 @@ void set_json_pointer(json& doc, const std::string& pointer_text, json value) {
   if (pointer.empty()) throw ScenarioError(pointer_text, "cannot replace the whole scenario");
   const std::string parent_text = pointer.parent_pointer().to_string();
   const std::string key = pointer.back();
-  if (!doc.contains(pointer.parent_pointer()))
+  if (!has_pointer(doc, pointer.parent_pointer()))
     throw ScenarioError(pointer_text, "cannot set: the parent " + (parent_text.empty() ? "/" : parent_text) +
                                           " does not exist");
   json& parent = doc[pointer.parent_pointer()];
@@ -149,7 +149,7 @@ void remove_json_pointer(json& doc, const std::string& pointer_text) {
   } catch (const json::exception& e) {
     throw ScenarioError(pointer_text, "bad JSON pointer: " + std::string(e.what()));
   }
-  if (pointer.empty() || !doc.contains(pointer))
+  if (pointer.empty() || !has_pointer(doc, pointer))
     throw ScenarioError(pointer_text, "cannot remove (set to null): the scenario has nothing there");
   json& parent = doc[pointer.parent_pointer()];
   if (!parent.is_object())
