@@ -331,7 +331,7 @@ std::optional<UcxReceived> UcxDataPlane::receive() {
   UcxReceived got = std::move(r.got);
   if (r.oversize) {
     got.error = std::to_string(r.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
-                "-byte limit";
+                "-byte message limit";
   } else if (r.status != UCS_OK) {
     got.error = std::string("UCX could not receive it: ") + ucs_status_string(r.status);
   }
