@@ -88,7 +88,8 @@ TEST(UcxEnv, ServersAndWorkersTalkOverUcxAndTheSchedulerOverZeroMq) {
   EXPECT_EQ(push->header.sender, 2u);
   ASSERT_EQ(push->values.size(), 2'500'000u);
   EXPECT_EQ(push->values.back(), 0.5f);
-  EXPECT_FALSE(job.server->ucx()->connected(2)) << "the server has not sent to the worker yet";
+  // Made as the job started (reach_ucx_peers), so that a UCX that cannot reach it fails then.
+  EXPECT_TRUE(job.server->ucx()->connected(2)) << "the server's endpoint to its worker";
   Message reply;
   reply.header.type = MsgType::kPullReply;
   reply.values.assign(7, 1.5f);
