@@ -11,9 +11,10 @@ namespace {
 using namespace testing_support;
 
 // scale-synthetic.json with 280M float32 parameters on one server: one key range's push is
-// 1120000124 bytes.
+// 1120000124 bytes. Two workers, and short timeouts below, so that a command that failed to
+// refuse it ends soon (its messages dropped) rather than hold the test for minutes.
 const std::string kTooLarge = PSTWIN_SOURCE_DIR "/scenarios/scale-synthetic.json --set /model/parameters=280000000 "
-                                                "--set /cluster/servers=1";
+                                                "--set /cluster/servers=1 --set /cluster/workers=2";
 const std::string kSaid =
     "/cluster/servers: a push or pull reply of one key range (280000000 keys x 1 float32) would be 1120000124 "
     "bytes, over the wire's limit of 1073741824 bytes per message; use at least 2 servers";
@@ -21,9 +22,10 @@ const std::string kSaid =
 TEST(CliWireLimit, ValidateSimulateLaunchAndNodeRefuseAKeyRangeTooLargeForOneMessage) {
   const std::string dir = fresh_dir();
   for (const std::string& command :
-       {std::string("validate"), "simulate --quiet --out " + dir + "/sim", "launch --out " + dir + "/zmq",
-        "launch --transport inproc --out " + dir + "/inproc",
-        std::string("node --role server --scheduler tcp://127.0.0.1:9 --connect-timeout 60")}) {
+       {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
+        "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
+        "launch --transport inproc --stall-timeout 5 --out " + dir + "/inproc",
+        std::string("node --role server --insecure --scheduler tcp://127.0.0.1:9 --connect-timeout 5")}) {
     const auto r = run_pstwin(command + " " + kTooLarge);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
     EXPECT_NE(r.output.find(kSaid), std::string::npos) << command << "\n" << r.output;
