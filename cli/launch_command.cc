@@ -79,6 +79,15 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: --transport must be zmq, ucx or inproc, not '" << transport << "'\n";
     return 2;
   }
+  // An in-process job is stopped by a signal through `stop` (see below). Taken before any thread
+  // starts (a GPU's runtime starts some), so that none of them dies of the signal instead; one
+  // that comes before the job starts stops it as it starts.
+  std::optional<net::StopRequest> stop;
+  std::optional<StopOnSignals> signals;
+  if (transport == "inproc") {
+    stop.emplace();
+    signals.emplace(*stop);
+  }
   if (transport == "ucx" && !vm->count("insecure")) {
     std::cerr << "pstwin launch: --transport ucx needs --insecure: UCX has no authentication, so it is "
                  "for trusted networks only\n";
@@ -214,14 +223,7 @@ int launch_command(const std::vector<std::string>& args) {
   for (const std::string& line : said_after_lock) std::cerr << line << "\n";
   // Stopped by a signal, a ZeroMQ job's launcher passes it on to its processes, whose scheduler
   // writes what it has; an in-process job's scheduler is a thread here, told through `stop`.
-  std::optional<net::StopRequest> stop;
-  std::optional<StopOnSignals> signals;
-  if (transport == "inproc") {
-    stop.emplace();
-    signals.emplace(*stop);
-  } else {
-    forward_termination_to_children();
-  }
+  if (transport != "inproc") forward_termination_to_children();
   std::vector<std::string> names;
   std::vector<int> exit_codes;
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
