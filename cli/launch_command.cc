@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <thread>
 
 #include "cli/child_process.h"
@@ -14,9 +15,11 @@
 #include "cli/launch_job.h"
 #include "cli/output_lock.h"
 #include "cli/scenario_options.h"
+#include "cli/stop_signals.h"
 #include "net/curve_keys.h"
 #include "net/metrics_address.h"
 #include "net/real_job.h"
+#include "runtime/errors.h"
 #include "runtime/job_resume.h"
 
 namespace po = boost::program_options;
@@ -75,6 +78,15 @@ int launch_command(const std::vector<std::string>& args) {
   if (transport != "zmq" && transport != "ucx" && transport != "inproc") {
     std::cerr << "pstwin launch: --transport must be zmq, ucx or inproc, not '" << transport << "'\n";
     return 2;
+  }
+  // An in-process job is stopped by a signal through `stop` (see below). Taken before any thread
+  // starts (a GPU's runtime starts some), so that none of them dies of the signal instead; one
+  // that comes before the job starts stops it as it starts.
+  std::optional<net::StopRequest> stop;
+  std::optional<StopOnSignals> signals;
+  if (transport == "inproc") {
+    stop.emplace();
+    signals.emplace(*stop);
   }
   if (transport == "ucx" && !vm->count("insecure")) {
     std::cerr << "pstwin launch: --transport ucx needs --insecure: UCX has no authentication, so it is "
@@ -209,7 +221,9 @@ int launch_command(const std::vector<std::string>& args) {
     return 2;
   }
   for (const std::string& line : said_after_lock) std::cerr << line << "\n";
-  forward_termination_to_children();
+  // Stopped by a signal, a ZeroMQ job's launcher passes it on to its processes, whose scheduler
+  // writes what it has; an in-process job's scheduler is a thread here, told through `stop`.
+  if (transport != "inproc") forward_termination_to_children();
   std::vector<std::string> names;
   std::vector<int> exit_codes;
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
@@ -229,15 +243,19 @@ int launch_command(const std::vector<std::string>& args) {
     try {
       if (transport == "inproc")
         net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
-                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name));
+                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
       else
         status = launch_processes(run, variant, s, dir);
+    } catch (const JobStopped& e) {
+      std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
+      return 128 + signals->signal();  // as the ZeroMQ launcher, which dies of the signal
     } catch (const std::exception& e) {
       std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
       status = 1;
     }
     names.push_back(variant.name);
     exit_codes.push_back(status);
+    if (stop && stop->reason()) return 128 + signals->signal();  // it came as the variant ended
   }
   const int status = report_comparison(*scenario, out, names, exit_codes);
   // A node that found bad input (its data, say) ended its variant with status 2: so does launch.

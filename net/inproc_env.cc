@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "runtime/codec.h"
+#include "runtime/errors.h"
 
 namespace pstwin::net {
 
@@ -28,10 +29,12 @@ void InprocNetwork::deliver(NodeId to, Message msg) {
 std::optional<Message> InprocNetwork::take(NodeId self, double timeout_s) {
   Queue& q = queues_.at(self);
   std::unique_lock lock(q.mutex);
+  const auto stopped = [&] { return self == JobLayout::scheduler() && stopped_.load(); };
   if (!q.ready.wait_for(lock, std::chrono::duration<double>(timeout_s),
-                        [&] { return !q.messages.empty() || aborted_.load(); }) ||
+                        [&] { return !q.messages.empty() || aborted_.load() || stopped(); }) ||
       aborted_.load())
     return std::nullopt;
+  if (stopped()) throw JobStopped(stop_reason_);
   auto msg = std::move(q.messages.front());
   q.messages.pop_front();
   return msg;
@@ -44,6 +47,19 @@ void InprocNetwork::abort() {
     std::lock_guard lock(q.mutex);
     q.ready.notify_all();
   }
+}
+
+void InprocNetwork::stop(const std::string& reason) {
+  Queue& q = queues_.at(JobLayout::scheduler());
+  {
+    // Under the scheduler queue's lock: the reason is written once, before the flag, and the
+    // flag is ordered before the scheduler's next check of it.
+    std::lock_guard lock(q.mutex);
+    if (stopped_.load()) return;
+    stop_reason_ = reason;
+    stopped_ = true;
+  }
+  q.ready.notify_all();
 }
 
 InprocEnv::InprocEnv(InprocNetwork& network, const JobLayout& layout, NodeId self, std::uint64_t seed,

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "net/spare_values.h"
@@ -33,8 +34,13 @@ class InprocNetwork {
   /// codec would refuse to encode (unsorted keys, lengths not one per key, ...).
   void deliver(NodeId to, Message msg);
   /// The next message for `self`, waiting at most timeout_s; empty optional on timeout, and at
-  /// once after abort().
+  /// once after abort(). For the scheduler (node 0), throws JobStopped(reason) once stop() was
+  /// called, as ZmqEnv's recv does once its StopRequest is.
   std::optional<Message> take(NodeId self, double timeout_s);
+  /// Stops the job from outside (a signal, `reason` e.g. "stopped by SIGINT"): the scheduler's
+  /// next take() throws JobStopped, and the scheduler writes what it has and tells every node to
+  /// stop. The first reason counts. Thread-safe; not for a signal handler (it locks).
+  void stop(const std::string& reason);
   /// Ends the job: every waiting and future take() returns empty at once, so the roles stop
   /// (with their "nothing received" error) instead of waiting out their stall timeouts. For when
   /// one role has failed and the job cannot finish.
@@ -53,6 +59,8 @@ class InprocNetwork {
   };
   std::vector<Queue> queues_;
   std::atomic<bool> aborted_{false};
+  std::atomic<bool> stopped_{false};
+  std::string stop_reason_;  ///< set once, before stopped_
   std::atomic<std::uint64_t> bytes_sent_{0};
   std::atomic<std::uint64_t> messages_sent_{0};
 };

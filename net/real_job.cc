@@ -18,6 +18,7 @@
 #include "net/live_metrics.h"
 #include "net/node_sinks.h"
 #include "net/span_forwarding.h"
+#include "net/stop_watch.h"
 #include "net/straggler_hold.h"
 #include "net/tcp_address.h"
 #include "net/ucx_data_plane.h"
@@ -49,7 +50,7 @@ double seconds_since(std::chrono::steady_clock::time_point t) {
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
                               double stall_timeout_s, const std::string& device,
-                              const std::string& resume_from) {
+                              const std::string& resume_from, const StopRequest* stop) {
   JobSpec spec = make_job_spec(scenario, variant, prepared);
   spec.stall_timeout_s = stall_timeout_s;
   if (!resume_from.empty()) spec.resume = load_resume_point(resume_from, spec);
@@ -64,6 +65,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   // The first role to fail is the cause; the others then fail only because the job was aborted.
   std::mutex error_mutex;
   std::string first_error;
+  bool stopped = false;  // from outside: the scheduler threw JobStopped
   std::vector<std::thread> threads;
   std::vector<double> worker_compute_s(spec.layout.workers, 0.0);  // each thread writes its own
   for (NodeId n = 0; n < spec.layout.nodes(); ++n) {
@@ -90,13 +92,19 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
       } catch (const std::exception& e) {
         {
           std::lock_guard lock(error_mutex);
-          if (first_error.empty()) first_error = e.what();
+          if (first_error.empty()) {
+            first_error = e.what();
+            stopped = dynamic_cast<const JobStopped*>(&e) != nullptr;
+          }
         }
         network.abort();
       }
     });
   }
-  for (auto& t : threads) t.join();
+  {
+    const StopWatch watch(stop, [&network](const std::string& why) { network.stop(why); });
+    for (auto& t : threads) t.join();
+  }
 
   RunFacts facts;
   facts.environment = "inproc";
@@ -111,6 +119,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   trace.write(dir + "/trace.json", "wall");
   const auto summary = make_summary(scenario, variant, recorder, facts);
   write_summary(dir, summary);
+  if (stopped) throw JobStopped(facts.failure);
   if (!summary["completed"].get<bool>())
     throw std::runtime_error(facts.failure);
   return summary;

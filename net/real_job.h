@@ -23,10 +23,13 @@ namespace pstwin::net {
 /// checkpoints, they go to DIR/checkpoints. `resume_from` (a checkpoint folder; empty: none)
 /// starts the job from its newest complete checkpoint (load_resume_point; CheckpointError when
 /// there is none that fits). Failure injection is not done in process: see launch over ZeroMQ.
+/// `stop` (null: none; not owned), once requested (a signal, cli/stop_signals.h), stops the job
+/// as a ZeroMQ scheduler's StopRequest does: the scheduler writes a "job_stopped" event, the rows
+/// so far and a summary with completed false and why, and this throws JobStopped naming it.
 nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant& variant,
                               const PreparedTraining& prepared, const std::string& dir,
                               double stall_timeout_s = 300.0, const std::string& device = "cpu",
-                              const std::string& resume_from = "");
+                              const std::string& resume_from = "", const StopRequest* stop = nullptr);
 
 /// How one process takes part in a ZeroMQ job.
 struct NodeOptions {

@@ -157,7 +157,7 @@ std::string UcxDataPlane::transports() const {
   return std::string("UCX_TLS=") + (env ? env : kDefaultTransports);
 }
 
-void UcxDataPlane::connect(NodeId id, const std::string& address_hex) {
+std::string UcxDataPlane::connect(NodeId id, const std::string& address_hex) {
   const auto address = from_hex(address_hex);
   forget(id);
   auto peer = std::make_unique<Peer>();
@@ -173,14 +173,13 @@ void UcxDataPlane::connect(NodeId id, const std::string& address_hex) {
   if (status != UCS_OK) {
     // The peer is gone already (over TCP: its port refuses the connection). As for an endpoint
     // that fails later, its messages are dropped until an address update connects again: a
-    // dead worker must not take its servers down with it.
-    std::cerr << "pstwin: UCX: cannot connect to node " << id << " (" << ucs_status_string(status)
-              << "; its process is gone?); messages to it are dropped\n";
+    // dead worker must not take its servers down with it. The caller says so (or fails).
     peer->ep = nullptr;
     peer->failed = true;
     peer->said = true;
   }
   peers_[id] = std::move(peer);
+  return status == UCS_OK ? "" : ucs_status_string(status);
 }
 
 void UcxDataPlane::forget(NodeId id) {
@@ -331,7 +330,7 @@ std::optional<UcxReceived> UcxDataPlane::receive() {
   UcxReceived got = std::move(r.got);
   if (r.oversize) {
     got.error = std::to_string(r.length) + " bytes, over the " + std::to_string(max_message_bytes_) +
-                "-byte limit";
+                "-byte message limit";
   } else if (r.status != UCS_OK) {
     got.error = std::string("UCX could not receive it: ") + ucs_status_string(r.status);
   }

@@ -75,8 +75,10 @@ class UcxDataPlane {
   /// Creates (or replaces) the endpoint to node `id` at hex worker address `address_hex`.
   /// Throws std::invalid_argument for an address that is not hex. When UCX cannot make the
   /// endpoint (the peer is gone: its port refuses), the peer counts as failed, as an endpoint
-  /// that fails later does: its messages are dropped, said once, until connect() is called again.
-  void connect(NodeId id, const std::string& address_hex);
+  /// that fails later does: its messages are dropped, silently, until connect() is called again.
+  /// Returns UCX's reason when it could not make the endpoint ("Destination is unreachable":
+  /// no transport of UCX_TLS reaches the peer), else "", for the caller to say.
+  std::string connect(NodeId id, const std::string& address_hex);
   /// Whether an endpoint to `id` exists (connect() was called and it was not forgotten).
   bool connected(NodeId id) const { return peers_.count(id) > 0; }
   /// Closes the endpoint to `id`, if any.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/message_limit.h"
 #include "net/router_receive.h"
 #include "net/span_forwarding.h"
 #include "net/tcp_address.h"
@@ -29,7 +30,11 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
   router_ = open_socket(context_, zmq::socket_type::router);
   router_.set(zmq::sockopt::linger, 0);
   router_.set(zmq::sockopt::rcvhwm, options_.high_water_mark);
-  router_.set(zmq::sockopt::maxmsgsize, static_cast<std::int64_t>(options_.max_message_bytes));
+  // ZeroMQ cuts a connection whose frame exceeds its own limit without a word, so its limit is
+  // twice the message limit: a part up to there reaches recv(), which drops it with a line
+  // naming its size and sender (zmq_parts.h); past there ZeroMQ's silent cut bounds what a
+  // forged length can make this node hold. A pstwin sender never sends over the limit (send()).
+  router_.set(zmq::sockopt::maxmsgsize, zmq_part_limit(options_.max_message_bytes));
   if (options_.keys) {
     router_.set(zmq::sockopt::curve_server, true);
     router_.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
@@ -162,6 +167,10 @@ void ZmqEnv::send(NodeId to, Message msg) {
   msg.header.sender = self_;
   msg.header.receiver = to;
   const std::size_t size = encoded_size(msg);
+  // The receiver would drop it (ZeroMQ or UCX), and the job would wait for it until its stall
+  // timeout: refused here instead, naming it (scenario checks make this rare: wire_limit_check.h).
+  if (size > options_.max_message_bytes)
+    throw std::runtime_error(oversize_send_error(msg, size, options_.max_message_bytes));
   const MessageHeader header = msg.header;
   if (ucx_ && to != kScheduler) {
     send_over_ucx(to, std::move(msg));
@@ -280,6 +289,11 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       return std::nullopt;
     }
     const auto sender = parse_node_identity(raw->identity);
+    // Before any decoding, which would take memory for its values.
+    if (auto why = oversize_parts(*raw, options_.max_message_bytes)) {
+      reject(sender && *sender < book_.size() ? "node " + std::to_string(*sender) : printable(raw->identity), *why);
+      continue;
+    }
     if (self_ == kScheduler && !raw->identity.empty() && raw->identity[0] == 'r') {
       // A node registering after the job started: a restarted one, or one too many.
       try {

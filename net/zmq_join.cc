@@ -69,6 +69,7 @@ void ZmqEnv::await_address_book(double timeout_s) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
   await_reply(deadline, timeout_s, "did not send the address book (the other nodes still reading data?)");
+  if (ucx_) reach_ucx_peers();
 }
 
 void ZmqEnv::report_not_ready(const std::string& why) {

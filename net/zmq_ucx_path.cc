@@ -1,6 +1,7 @@
 // ZmqEnv's data plane under --transport ucx: servers and workers send each other their messages
 // as UCP tagged messages (net/ucx_data_plane.h); the ROUTER still takes the scheduler's. The
 // received bytes pass the same checks as a ZeroMQ frame's (zmq_env.cc).
+#include <iostream>
 #include <stdexcept>
 
 #include "net/ucx_data_plane.h"
@@ -17,7 +18,10 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
     if (address.ucx.empty())
       throw std::runtime_error("node " + std::to_string(self_) + ": node " + std::to_string(to) + " at " +
                                address.zmq + " runs no UCX: every server and worker of a job needs --transport ucx");
-    ucx_->connect(to, address.ucx);
+    const std::string why = ucx_->connect(to, address.ucx);
+    if (!why.empty())
+      std::cerr << "pstwin: UCX: cannot connect to node " << to << " (" << why
+                << "; its process is gone?); messages to it are dropped\n";
   }
   const std::size_t values_size = values_section_size(msg);
   const std::uint8_t* values = values_to_send(msg);
@@ -37,6 +41,25 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
   encode_into(msg, frame.data(), size, data_checksum());
   ucx_->send(to, self_, std::move(frame));
   spare_->give(std::move(msg.values));
+}
+
+void ZmqEnv::reach_ucx_peers() {
+  // A UCX that starts but reaches no peer (UCX_TLS=self) would drop every message and leave the
+  // job to its stall timeout: found here, when the peers are known, and the node fails at once.
+  // Workers talk to servers only (and, under hybrid, to workers of their host, over the same
+  // transports): not every worker pair, which would be W^2 connections.
+  const bool server = self_ <= layout_.servers;
+  const auto last = static_cast<NodeId>(server ? book_.size() - 1 : layout_.servers);
+  for (NodeId id = 1; id <= last; ++id) {
+    if (id == self_) continue;
+    const NodeAddress address = split_node_address(book_[id]);
+    if (address.ucx.empty()) continue;  // said at its first send (send_over_ucx)
+    const std::string why = ucx_->connect(id, address.ucx);
+    if (!why.empty())
+      throw std::runtime_error("node " + std::to_string(self_) + ": UCX cannot reach node " + std::to_string(id) +
+                               " at " + address.zmq + ": " + why + " (" + ucx_->transports() +
+                               "; every server and worker needs a UCX transport that reaches the others)");
+  }
 }
 
 std::optional<Message> ZmqEnv::receive_over_ucx() {

@@ -10,6 +10,7 @@
 #include "runtime/model/label_fit.h"
 #include "runtime/model/mf_model.h"
 #include "runtime/rng.h"
+#include "runtime/wire_limit_check.h"
 
 namespace pstwin {
 
@@ -121,6 +122,8 @@ void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTrai
     throw ScenarioError("/model/type", e.what());
   }
   check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
+  check_messages_fit_the_wire(scenario, p.model->num_parameters() / p.model->values_per_key(),
+                              p.model->values_per_key(), p.model->sparse());
   check_target_metric(scenario);
 }
 
@@ -129,6 +132,7 @@ PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data, std:
   if (rows_read) *rows_read = 0;
   if (scenario.model.type == "synthetic") {
     check_servers_have_keys(scenario, scenario.model.parameters);
+    check_messages_fit_the_wire(scenario, scenario.model.parameters, 1, false);
     return p;
   }
   if (data == NodeData::kNone) return p;

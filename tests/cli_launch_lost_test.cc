@@ -7,6 +7,7 @@
 #include <regex>
 #include <string>
 
+#include "tests/launch_script.h"
 #include "tests/sim_test_support.h"
 
 namespace pstwin {
@@ -14,29 +15,6 @@ namespace {
 
 using json = nlohmann::json;
 using namespace testing_support;
-
-/// A synthetic BSP job far too long to end by itself in a test (it is stopped), evaluated every
-/// 100 clocks so that rows accumulate from the start; no fault tolerance.
-json endless_job() {
-  return json::parse(R"({
-    "name": "endless", "seed": 1,
-    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1000},
-    "training": {"iterations": 10000000, "eval_every": 100},
-    "consistency": [{"mode": "bsp"}],
-    "cluster": {
-      "workers": 2, "servers": 1,
-      "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
-      "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
-    }
-  })");
-}
-
-/// Runs the bash `script` (with $PSTWIN set to the binary) and captures its output and status.
-CommandResult run_script(const std::string& script) {
-  const std::string path = fresh_dir("-script") + "/run.sh";
-  std::ofstream(path) << script;
-  return run_shell("PSTWIN=" + std::string(PSTWIN_BINARY) + " bash " + path + " 2>&1");
-}
 
 /// Launches dir/s.json into dir/out with `flags`, kills the launcher's first child of `role`
 /// ("worker", "scheduler") with SIGKILL `wait_s` seconds after the job started, and waits for

@@ -88,7 +88,8 @@ TEST(UcxEnv, ServersAndWorkersTalkOverUcxAndTheSchedulerOverZeroMq) {
   EXPECT_EQ(push->header.sender, 2u);
   ASSERT_EQ(push->values.size(), 2'500'000u);
   EXPECT_EQ(push->values.back(), 0.5f);
-  EXPECT_FALSE(job.server->ucx()->connected(2)) << "the server has not sent to the worker yet";
+  // Made as the job started (reach_ucx_peers), so that a UCX that cannot reach it fails then.
+  EXPECT_TRUE(job.server->ucx()->connected(2)) << "the server's endpoint to its worker";
   Message reply;
   reply.header.type = MsgType::kPullReply;
   reply.values.assign(7, 1.5f);
@@ -156,18 +157,25 @@ TEST(UcxEnv, SplitMessagesWhosePartsDisagreeAreDroppedAndCounted) {
   EXPECT_EQ(job.server->rejected(), 3u);
 }
 
-TEST(UcxEnv, OversizeMessagesAreDroppedAndCounted) {
+TEST(UcxEnv, OversizeMessagesAreDroppedCountedAndSaidWithTheirSizeAndSender) {
   UcxJob job(1 << 20);  // the server takes at most 1 MiB
+  const std::size_t size = encoded_size(push_from_worker(1'000'000));
   auto pushing = std::async(std::launch::async, [&] {
     job.worker->send(1, push_from_worker(1'000'000));  // 4 MB: rendezvous, refused
     job.worker->send(1, push_from_worker(100));
     return job.worker->ucx()->wait_sent(10.0);
   });
+  testing::internal::CaptureStderr();
   auto m = job.server->recv(10.0);
+  const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(pushing.get());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->values.size(), 100u);
   EXPECT_EQ(job.server->rejected(), 1u);
+  EXPECT_NE(said.find("dropped a message from UCX tag 2: " + std::to_string(size) + " bytes, over the " +
+                      std::to_string(1 << 20) + "-byte message limit"),
+            std::string::npos)
+      << said;
 }
 
 TEST(UcxEnv, AWorkerAddressThatIsNotHexIsRefused) {

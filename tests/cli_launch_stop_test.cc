@@ -1,0 +1,96 @@
+// Jobs that end at once rather than wait out a timeout: an in-process job stopped by a signal
+// writes what it has, as a ZeroMQ job's scheduler does (cli/stop_signals.h), and a node whose
+// UCX starts but reaches no peer fails as the job starts, naming UCX's reason.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+#include <string>
+
+#include "tests/launch_script.h"
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using json = nlohmann::json;
+using namespace testing_support;
+
+/// Launches endless_job() in process into dir/out, sends the launcher `signal` ("INT", "TERM")
+/// `wait_s` seconds after the job started (its metrics.csv is made as it starts), and prints
+/// "launch exit status S". A launcher still running 10 s after the signal is killed: a stop
+/// that does not work fails its test rather than hangs it.
+CommandResult stop_inproc_job(const std::string& dir, const std::string& signal, double wait_s) {
+  write_json(dir + "/s.json", endless_job());
+  return run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN launch s.json --transport inproc --out out &\n"
+      "launcher=$!\n"
+      "for i in $(seq 1 3000); do [ -e out/bsp/metrics.csv ] && break; sleep 0.01; done\n"
+      "sleep " + std::to_string(wait_s) + "\n"
+      "kill -" + signal + " $launcher\n"
+      "for i in $(seq 1 1000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $launcher 2>/dev/null\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n");
+}
+
+int lines_of(const std::string& path) {
+  std::istringstream in(read_file(path));
+  int lines = 0;
+  for (std::string line; std::getline(in, line);) ++lines;
+  return lines;
+}
+
+TEST(LaunchStop, AnInProcessJobStoppedBySigintWritesWhatItHasAndSaysWhy) {
+  const std::string dir = fresh_dir();
+  const auto r = stop_inproc_job(dir, "INT", 0.5 * time_scale());  // rows by then
+  EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << r.output;  // 128 + SIGINT
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  const std::string reason = s["reason"];
+  EXPECT_EQ(reason.rfind("the job was stopped by SIGINT at clock ", 0), 0u) << reason;
+  EXPECT_NE(reason.find("before it completed"), std::string::npos) << reason;
+  EXPECT_NE(r.output.find("pstwin launch: bsp: " + reason), std::string::npos) << r.output;
+  EXPECT_GE(lines_of(dir + "/out/bsp/metrics.csv"), 2) << "the header and the rows so far";
+  const auto stopped = events_of(dir + "/out/bsp", "job_stopped");
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
+}
+
+TEST(LaunchStop, AnInProcessJobStoppedBySigtermSaysSo) {
+  const std::string dir = fresh_dir();
+  const auto r = stop_inproc_job(dir, "TERM", 0.0);
+  EXPECT_NE(r.output.find("launch exit status 143\n"), std::string::npos) << r.output;  // 128 + SIGTERM
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s["reason"].get<std::string>().rfind("the job was stopped by SIGTERM at clock ", 0), 0u) << s["reason"];
+}
+
+TEST(LaunchStop, UcxThatReachesNoPeerFailsAsTheJobStartsNamingTheNodeAndUcxsReason) {
+  // UCX_TLS=self starts, but reaches only its own process: every server and worker fails as it
+  // gets the address book, instead of dropping every message until the stall timeout (here
+  // 10 s, so that a job that waits for it fails this test rather than hangs it).
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_pstwin_env("UCX_TLS=self", "launch " + dir + "/s.json --out " + dir +
+                                                    "/out --transport ucx --insecure --connect-timeout 30 "
+                                                    "--stall-timeout 10");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  std::smatch said;
+  ASSERT_TRUE(std::regex_search(r.output, said,
+                                std::regex("node [0-9]+: UCX cannot reach node [0-9]+ at tcp://[^ ]+: Destination is "
+                                           "unreachable \\(UCX_TLS=self; ")))
+      << r.output;
+  std::smatch node;
+  ASSERT_TRUE(std::regex_search(r.output, node,
+                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 1[ ,].*stopping "
+                                           "the job")))
+      << r.output;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 1", 0), 0u) << s["reason"];
+}
+
+}  // namespace
+}  // namespace pstwin

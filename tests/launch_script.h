@@ -1,0 +1,37 @@
+// Helpers of the launch tests that stop or lose a job on purpose: a job that never ends by
+// itself, and bash scripts that start, signal and wait for `pstwin launch`.
+#pragma once
+
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/sim_test_support.h"
+
+namespace pstwin::testing_support {
+
+/// A synthetic BSP job far too long to end by itself in a test (it is stopped), evaluated every
+/// 100 clocks so that rows accumulate from the start; no fault tolerance.
+inline nlohmann::json endless_job() {
+  return nlohmann::json::parse(R"({
+    "name": "endless", "seed": 1,
+    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1000},
+    "training": {"iterations": 10000000, "eval_every": 100},
+    "consistency": [{"mode": "bsp"}],
+    "cluster": {
+      "workers": 2, "servers": 1,
+      "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
+      "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}
+    }
+  })");
+}
+
+/// Runs the bash `script` (with $PSTWIN set to the binary) and captures its output and status.
+inline CommandResult run_script(const std::string& script) {
+  const std::string path = fresh_dir("-script") + "/run.sh";
+  std::ofstream(path) << script;
+  return run_shell("PSTWIN=" + std::string(PSTWIN_BINARY) + " bash " + path + " 2>&1");
+}
+
+}  // namespace pstwin::testing_support
