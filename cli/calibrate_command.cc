@@ -210,7 +210,10 @@ int calibrate_command(const std::vector<std::string>& args) {
     }
   // Two calibrates into one folder would write one calibration.csv: one at a time, as runs.
   std::string lock_error;
-  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error);
+  // Its two files only: runs in the folders inside (calibrate --out calibrated.json beside runs/)
+  // go on, and do not hold it off.
+  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error,
+                                     OutputLock::Scope::kFilesOnly);
   if (!lock) {
     std::cerr << "pstwin calibrate: " << lock_error << "\n";
     return 2;

@@ -17,6 +17,9 @@ namespace pstwin::cli {
 namespace {
 
 constexpr const char* kLockName = ".pstwin.lock";
+// The third word of a lock file whose holder writes only the folder's own files (calibrate): its
+// lock does not cover the folders inside, so runs there go on.
+constexpr const char* kFilesOnly = "files-only";
 // How deep below a folder a held lock is looked for: a run's own sub-runs sit one level down
 // (OUT/<variant>, a scheduler's) or two (a sweep's OUT/<setting>/<variant>); deeper folders are
 // not searched, so an --out of a large tree (a home folder) costs no walk of all of it.
@@ -51,9 +54,10 @@ bool is_self_or_ancestor(pid_t pid) {
 }
 
 /// Whether `dir`/.pstwin.lock is held by a live process other than this one and those that
-/// started it; `holder` then names it. A lock nobody holds is taken shared for a moment and let
-/// go (flock cannot be asked without trying).
-bool held_by_another_run(const fs::path& dir, std::string& holder) {
+/// started it (and, with `enclosing`, by one whose lock covers the folders inside); `holder`
+/// then names it. A lock nobody holds is taken shared for a moment and let go (flock cannot be
+/// asked without trying).
+bool held_by_another_run(const fs::path& dir, bool enclosing, std::string& holder) {
   const std::string path = (dir / kLockName).string();
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;  // no lock file, or one we cannot read: no run we could name
@@ -61,8 +65,9 @@ bool held_by_another_run(const fs::path& dir, std::string& holder) {
   ::close(fd);  // releases the shared lock, if it was taken
   if (!held) return false;
   std::ifstream in(path);
-  std::string pid, command;
-  in >> pid >> command;
+  std::string pid, command, scope;
+  in >> pid >> command >> scope;
+  if (enclosing && scope == kFilesOnly) return false;
   char* end = nullptr;
   const long number = pid.empty() ? 0 : std::strtol(pid.c_str(), &end, 10);
   if (number > 0 && end != nullptr && *end == '\0' && is_self_or_ancestor(static_cast<pid_t>(number))) return false;
@@ -75,7 +80,7 @@ bool held_by_another_run(const fs::path& dir, std::string& holder) {
 std::string enclosing_holder(const fs::path& dir) {
   std::string holder;
   for (fs::path up = dir.parent_path(); !up.empty(); up = up.parent_path()) {
-    if (held_by_another_run(up, holder))
+    if (held_by_another_run(up, /*enclosing=*/true, holder))
       return "output folder " + dir.string() + " is inside " + up.string() + ", which another run holds (" +
              holder + "); wait for it to end, or give this run an --out outside it";
     if (up == up.root_path()) break;
@@ -92,7 +97,7 @@ std::string enclosed_holder(const fs::path& dir) {
        !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it->is_symlink(ec) || !it->is_directory(ec)) continue;
     if (it.depth() + 1 >= kDescendantDepth) it.disable_recursion_pending();
-    if (held_by_another_run(it->path(), holder))
+    if (held_by_another_run(it->path(), /*enclosing=*/false, holder))
       return "output folder " + dir.string() + " holds " + it->path().string() + ", which another run holds (" +
              holder + "); wait for it to end, or give this run another --out";
   }
@@ -102,7 +107,7 @@ std::string enclosed_holder(const fs::path& dir) {
 }  // namespace
 
 std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::string& command,
-                                           std::string& error) {
+                                           std::string& error, Scope scope) {
   std::error_code ec;
   // Before the folder is made: a run refused here leaves nothing inside the holder's folder.
   const fs::path canonical = fs::weakly_canonical(fs::absolute(dir, ec), ec);
@@ -138,7 +143,7 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
     return std::nullopt;
   }
   std::ostringstream text;
-  text << ::getpid() << ' ' << command << '\n';
+  text << ::getpid() << ' ' << command << (scope == Scope::kFilesOnly ? std::string(" ") + kFilesOnly : "") << '\n';
   const std::string line = text.str();
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     error = "cannot write " + path + ": " + std::strerror(errno);
@@ -147,7 +152,9 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
   }
   // Checked with this folder's own lock held and named, so that a run starting now inside it
   // finds this one.
-  if (const std::string enclosed = enclosed_holder(canonical.empty() ? fs::path(dir) : canonical); !enclosed.empty()) {
+  if (const std::string enclosed =
+          scope == Scope::kFilesOnly ? "" : enclosed_holder(canonical.empty() ? fs::path(dir) : canonical);
+      !enclosed.empty()) {
     ::close(fd);
     error = enclosed;
     return std::nullopt;

@@ -11,6 +11,16 @@ namespace {
 
 using namespace testing_support;
 
+/// A fresh folder holding toy.json: the toy scenario, BSP only, 10 iterations (a short job).
+std::string write_short_toy() {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["training"]["iterations"] = 10;
+  write_json(dir + "/toy.json", s);
+  return dir;
+}
+
 TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
@@ -45,28 +55,17 @@ TEST(CliFlagValues, ABadValueFromTheEnvironmentNamesItsVariable) {
 }
 
 TEST(CliFlagValues, MetricsAddressNoneIsAcceptedInProcess) {
-  const std::string dir = fresh_dir();
-  auto s = toy_scenario(dir);
-  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
-  s["training"]["iterations"] = 10;
-  write_json(dir + "/toy.json", s);
-  auto r = run_pstwin("launch " + dir + "/toy.json --transport inproc --metrics-address none --out " + dir + "/o");
+  const std::string dir = write_short_toy();
+  const auto r = run_pstwin("launch " + dir + "/toy.json --transport inproc --metrics-address none --out " + dir + "/o");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(std::filesystem::exists(dir + "/o/bsp/summary.json"));
-  // An address, which a job in process cannot serve, is still refused, saying why.
-  r = run_pstwin("launch " + dir + "/toy.json --transport inproc --metrics-address 127.0.0.1:0 --out " + dir + "/p");
-  EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("a job in process serves no live metrics"), std::string::npos) << r.output;
+  // (An address is still refused: CliMetricsAddress.InProcessJobsServeNoMetricsSoTheFlagIsRefused.)
 }
 
 // glibc ignores a MALLOC_*_ value that is not a number; launch says so once, not once more for
 // each node it starts.
 TEST(CliFlagValues, AMallocVariableGlibcIgnoresIsSaidOnce) {
-  const std::string dir = fresh_dir();
-  auto s = toy_scenario(dir);
-  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
-  s["training"]["iterations"] = 10;
-  write_json(dir + "/toy.json", s);
+  const std::string dir = write_short_toy();
   const auto r = run_pstwin_env("MALLOC_MMAP_THRESHOLD_=abc", "launch " + dir + "/toy.json --insecure --out " + dir + "/o");
   EXPECT_EQ(r.exit_code, 0) << r.output;
   const std::string note = "MALLOC_MMAP_THRESHOLD_='abc' is not a number, so glibc ignored it";

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 /// test starts descends from it. Held until destroyed.
 class OtherRunsLock {
  public:
-  explicit OtherRunsLock(const std::string& dir) {
+  explicit OtherRunsLock(const std::string& dir, const std::string& command = "sweep") : command_(command) {
     fs::create_directories(dir);
     int ready[2], release[2];
     EXPECT_EQ(::pipe(ready), 0);
@@ -31,7 +31,7 @@ class OtherRunsLock {
       ::close(ready[0]);
       ::close(release[1]);
       const int fd = ::open((dir + "/.pstwin.lock").c_str(), O_RDWR | O_CREAT, 0644);
-      const std::string line = std::to_string(::getpid()) + " sweep\n";
+      const std::string line = std::to_string(::getpid()) + " " + command + "\n";
       const bool ok = fd >= 0 && ::flock(fd, LOCK_EX | LOCK_NB) == 0 &&
                       ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
       (void)!::write(ready[1], ok ? "1" : "0", 1);
@@ -52,14 +52,26 @@ class OtherRunsLock {
     ::waitpid(pid_, nullptr, 0);
   }
   /// How a refusal names this holder.
-  std::string named() const { return "which another run holds (pid " + std::to_string(pid_) + ", pstwin sweep)"; }
+  std::string named() const {
+    return "which another run holds (pid " + std::to_string(pid_) + ", pstwin " + command_ + ")";
+  }
 
  private:
+  std::string command_;
   pid_t pid_ = -1;
   int release_ = -1;
 };
 
 std::string canonical(const std::string& path) { return fs::weakly_canonical(path).string(); }
+
+/// A fresh folder holding toy.json: the toy scenario, BSP only.
+std::string write_bsp_toy() {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  write_json(dir + "/toy.json", s);
+  return dir;
+}
 
 TEST(CliOutputNesting, AFolderInsideAHeldOneIsRefusedNamingTheHolder) {
   const std::string dir = fresh_dir();
@@ -108,10 +120,7 @@ TEST(CliOutputNesting, AFolderHoldingAHeldOneIsRefused) {
 TEST(CliOutputNesting, ARunsOwnSubRunsWriteInsideItsFolder) {
   // This test process holds OUT, as launch does while its scheduler nodes lock OUT/<variant>:
   // the pstwin it starts descends from the holder, so it is not refused.
-  const std::string dir = fresh_dir();
-  auto s = toy_scenario(dir);
-  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
-  write_json(dir + "/toy.json", s);
+  const std::string dir = write_bsp_toy();
   const std::string out = dir + "/out";
   fs::create_directories(out);
   const int fd = ::open((out + "/.pstwin.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
@@ -122,6 +131,24 @@ TEST(CliOutputNesting, ARunsOwnSubRunsWriteInsideItsFolder) {
   ::close(fd);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(fs::exists(out + "/sub/bsp/summary.json"));
+}
+
+// calibrate writes two files into its folder, nothing below: a run beside its output (in a
+// folder inside) goes on while it measures, and a calibrate beside a running run's folder is
+// not held off either.
+TEST(CliOutputNesting, CalibratesLockCoversItsFilesOnly) {
+  const std::string dir = write_bsp_toy();
+  {
+    OtherRunsLock calibrating(dir + "/project", "calibrate files-only");
+    const auto r = run_pstwin("simulate " + dir + "/toy.json --quiet --out " + dir + "/project/runs/toy");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+  }
+  OtherRunsLock running(dir + "/project/runs/toy");
+  const auto r = run_pstwin("calibrate --quick " + dir + "/missing.json --out " + dir + "/project/calibrated.json");
+  // Past the lock: refused for its scenario, read after the lock, not for the run inside.
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("holds"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
 }
 
 }  // namespace

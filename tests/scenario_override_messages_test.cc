@@ -14,6 +14,7 @@
 namespace pstwin {
 namespace {
 
+using testing_support::load_error;
 using testing_support::ScratchDir;
 
 constexpr const char* kScenario = R"({
@@ -24,31 +25,22 @@ constexpr const char* kScenario = R"({
               "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
               "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}}})";
 
-std::string error_of(const std::string& path, const std::vector<std::string>& sets) {
-  try {
-    load_scenario(path, sets);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "<valid>";
-}
-
 TEST(OverrideMessages, ASetIntoAMissingSectionSaysHowToAddIt) {
   ScratchDir dir("override");
   const std::string path = dir.write("s.json", kScenario);
-  EXPECT_EQ(error_of(path, {"/simulation/nic_send_window=1"}),
+  EXPECT_EQ(load_error(path, {"/simulation/nic_send_window=1"}),
             "/simulation/nic_send_window: cannot set: the scenario has no /simulation section; add it with the key "
             "inside: --set '/simulation={\"nic_send_window\":1}'");
   // The advice works, and a missing object deeper down is named the same way.
-  EXPECT_EQ(error_of(path, {"/simulation={\"nic_send_window\":1}"}), "<valid>");
-  EXPECT_EQ(error_of(path, {"/compression/gradients/ratio=0.1"}),
+  EXPECT_EQ(load_error(path, {"/simulation={\"nic_send_window\":1}"}), "<valid>");
+  EXPECT_EQ(load_error(path, {"/compression/gradients/ratio=0.1"}),
             "/compression/gradients/ratio: cannot set: the scenario has no /compression section; add it with the key "
             "inside: --set '/compression={\"gradients\":{\"ratio\":0.1}}'");
-  EXPECT_EQ(error_of(path, {"/cluster/worker/nic/queue=4"}),
+  EXPECT_EQ(load_error(path, {"/cluster/worker/nic/queue=4"}),
             "/cluster/worker/nic/queue: cannot set: the scenario has no /cluster/worker/nic; add it with the key "
             "inside: --set '/cluster/worker/nic={\"queue\":4}'");
   // A list's missing element is no object to add: the plain refusal stays.
-  EXPECT_EQ(error_of(path, {"/consistency/4/mode=asp"}),
+  EXPECT_EQ(load_error(path, {"/consistency/4/mode=asp"}),
             "/consistency/4/mode: cannot set: the parent /consistency/4 does not exist");
 }
 
@@ -58,7 +50,7 @@ TEST(OverrideMessages, AVariantsSetIntoAMissingSectionSaysHowToAddIt) {
   s.erase("consistency");
   s["variants"] = {{{"name", "w2"}, {"consistency", {{"mode", "bsp"}}}, {"set", {{"/simulation/nic_send_window", 2}}}}};
   const std::string path = dir.write("s.json", s.dump());
-  EXPECT_EQ(error_of(path, {}),
+  EXPECT_EQ(load_error(path, {}),
             "/variants/0/set/~1simulation~1nic_send_window: cannot set: the scenario has no /simulation section; add "
             "it with the key inside: \"/simulation\": {\"nic_send_window\":2}");
 }
