@@ -29,15 +29,18 @@ TEST(OverrideMessages, ASetIntoAMissingSectionSaysHowToAddIt) {
   ScratchDir dir("override");
   const std::string path = dir.write("s.json", kScenario);
   EXPECT_EQ(load_error(path, {"/simulation/nic_send_window=1"}),
-            "/simulation/nic_send_window: cannot set: the scenario has no /simulation section; add it with the key "
+            "/simulation/nic_send_window: cannot set: the parent /simulation does not exist: the scenario has no "
+            "/simulation section; add it with the key "
             "inside: --set '/simulation={\"nic_send_window\":1}'");
   // The advice works, and a missing object deeper down is named the same way.
   EXPECT_EQ(load_error(path, {"/simulation={\"nic_send_window\":1}"}), "<valid>");
   EXPECT_EQ(load_error(path, {"/compression/gradients/ratio=0.1"}),
-            "/compression/gradients/ratio: cannot set: the scenario has no /compression section; add it with the key "
+            "/compression/gradients/ratio: cannot set: the parent /compression/gradients does not exist: the scenario "
+            "has no /compression section; add it with the key "
             "inside: --set '/compression={\"gradients\":{\"ratio\":0.1}}'");
   EXPECT_EQ(load_error(path, {"/cluster/worker/nic/queue=4"}),
-            "/cluster/worker/nic/queue: cannot set: the scenario has no /cluster/worker/nic; add it with the key "
+            "/cluster/worker/nic/queue: cannot set: the parent /cluster/worker/nic does not exist: the scenario has no "
+            "/cluster/worker/nic; add it with the key "
             "inside: --set '/cluster/worker/nic={\"queue\":4}'");
   // A list's missing element is no object to add: the plain refusal stays.
   EXPECT_EQ(load_error(path, {"/consistency/4/mode=asp"}),
@@ -51,8 +54,8 @@ TEST(OverrideMessages, AVariantsSetIntoAMissingSectionSaysHowToAddIt) {
   s["variants"] = {{{"name", "w2"}, {"consistency", {{"mode", "bsp"}}}, {"set", {{"/simulation/nic_send_window", 2}}}}};
   const std::string path = dir.write("s.json", s.dump());
   EXPECT_EQ(load_error(path, {}),
-            "/variants/0/set/~1simulation~1nic_send_window: cannot set: the scenario has no /simulation section; add "
-            "it with the key inside: \"/simulation\": {\"nic_send_window\":2}");
+            "/variants/0/set/~1simulation~1nic_send_window: cannot set: the parent /simulation does not exist: the "
+            "scenario has no /simulation section; add it with the key inside: \"/simulation\": {\"nic_send_window\":2}");
 }
 
 TEST(OverrideMessages, AnIntegerPastItsLimitIsTooLargeHoweverItIsWritten) {

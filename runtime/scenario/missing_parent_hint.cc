@@ -29,7 +29,10 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
                                   : "the scenario has no " + top_text;
   const std::string setting = form == OverrideForm::kCommandLine ? "--set '" + top_text + "=" + nested.dump() + "'"
                                                                  : "\"" + top_text + "\": " + nested.dump();
-  return "cannot set: " + what + "; add it with the key inside: " + setting;
+  // The plain refusal first: a typo in the pointer reads as one, and following the advice with a
+  // typo is refused as an unknown key.
+  const std::string parent = target.parent_pointer().to_string();
+  return "cannot set: the parent " + parent + " does not exist: " + what + "; add it with the key inside: " + setting;
 }
 
 }  // namespace pstwin
