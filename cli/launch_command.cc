@@ -205,8 +205,8 @@ int launch_command(const std::vector<std::string>& args) {
     }
   }
   std::vector<CommandInput> inputs = {{"the scenario", (*vm)["scenario"].as<std::string>()}};
-  for (const char* flag : {"hostfile", "key-file"})
-    if (vm->count(flag)) inputs.push_back({std::string("--") + flag, (*vm)[flag].as<std::string>()});
+  if (vm->count("hostfile")) inputs.push_back({"--hostfile", (*vm)["hostfile"].as<std::string>()});
+  if (vm->count("key-file")) inputs.push_back({"--key-file", (*vm)["key-file"].as<std::string>(), true});
   if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder, inputs);
       !why.empty()) {
     std::cerr << "pstwin launch: " << why << "\n";

@@ -259,7 +259,8 @@ int node_command(const std::vector<std::string>& args) {
   if (options.quiet) options.progress_interval_s = 0;
   // The scheduler writes the outputs: one run at a time per folder, as simulate and launch.
   std::vector<CommandInput> inputs = {{"the scenario", (*vm)["scenario"].as<std::string>()}};
-  if (vm->count("key-file")) inputs.push_back({source("key-file"), (*vm)["key-file"].as<std::string>()});
+  // launch writes the job key into the folder it gives its scheduler as --out.
+  if (vm->count("key-file")) inputs.push_back({source("key-file"), (*vm)["key-file"].as<std::string>(), true});
   const std::string shown_out_dir = vm->count("out") ? source("out") + " " + options.out_dir
                                                      : shown_out(false, options.out_dir);
   if (const std::string why = out_overwrites_input(options.out_dir, shown_out_dir, OutKind::kFolder, inputs);

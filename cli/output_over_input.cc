@@ -40,7 +40,7 @@ std::string out_overwrites_input(const std::string& out, const std::string& show
     if (source == target)
       return head + "that is " + input.what + " (" + input.path + "), which this command reads; writing " +
              (kind == OutKind::kFolder ? "a folder there" : "there") + " would overwrite it: give another --out";
-    if (kind == OutKind::kFolder && is_inside(source, target))
+    if (kind == OutKind::kFolder && !input.may_lie_inside && is_inside(source, target))
       return head + input.what + " (" + input.path + ") is inside that folder, where this run's outputs go and "
              "could overwrite it; give another --out, or move it out of the folder";
     for (const std::string& beside : also_written)

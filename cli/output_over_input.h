@@ -10,6 +10,10 @@ namespace pstwin::cli {
 struct CommandInput {
   std::string what;
   std::string path;
+  /// It may lie inside an output folder: the run writes no file of its name there (a job key,
+  /// which launch itself writes into OUT/<variant> for the scheduler it starts). It is still
+  /// refused as the output folder itself.
+  bool may_lie_inside = false;
 };
 
 /// What --out names: an output folder (simulate, sweep, launch, node), or a file (calibrate).

@@ -69,5 +69,19 @@ TEST(CliOutOverInput, EveryRunRefusesAnOutputFolderOverItsInputs) {
   EXPECT_TRUE(fs::is_regular_file(dir + "/toy.json"));
 }
 
+// launch writes the job key into OUT/<variant> and gives it to the scheduler it starts there:
+// a key file inside the output folder is no file a run overwrites.
+TEST(CliOutOverInput, AKeyFileInsideTheOutputFolderIsTaken) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["training"]["iterations"] = 10;
+  write_json(dir + "/toy.json", s);
+  const auto r = run_pstwin("launch " + dir + "/toy.json --out " + dir + "/o");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(dir + "/o/bsp/job.key"));
+  EXPECT_TRUE(fs::exists(dir + "/o/bsp/summary.json"));
+}
+
 }  // namespace
 }  // namespace pstwin
