@@ -142,21 +142,26 @@ done
 # The same 10M-value, 1-worker case under each transport choice and rendezvous threshold tried for
 # the one-machine default ("default" is pstwin's own: UCX_TLS unset).
 echo
-printf '%-34s %10s %14s\n' "UCX setting (10M values, 1 worker)" "GB/s" "us/iteration"
-for setting in default UCX_TLS=posix,cma,tcp UCX_TLS=sysv,cma,tcp UCX_TLS=posix,tcp UCX_TLS=tcp \
-               UCX_TLS=sm,tcp+UCX_RNDV_THRESH=inf UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=get_zcopy \
-               UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=put_zcopy; do
+settings=(default UCX_TLS=posix,cma,tcp UCX_TLS=sysv,cma,tcp UCX_TLS=posix,tcp UCX_TLS=tcp
+          UCX_TLS=sm,tcp+UCX_RNDV_THRESH=inf UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=get_zcopy
+          UCX_TLS=sm,tcp+UCX_RNDV_SCHEME=put_zcopy)
+header="UCX setting (10M values, 1 worker)"
+# The first column as wide as its longest entry, so every row lines up under the header.
+width=${#header}
+for setting in "${settings[@]}"; do if [ ${#setting} -gt "$width" ]; then width=${#setting}; fi; done
+printf '%-*s %10s %14s\n' "$width" "$header" "GB/s" "us/iteration"
+for setting in "${settings[@]}"; do
   envs=(); [ "$setting" != default ] && IFS=+ read -ra envs <<<"$setting"
   out="$work/ucxset-$RANDOM"
   env "${envs[@]}" "$BIN" launch "$work/base.json" --transport ucx --insecure --out "$out" \
     --set /model/parameters=10000000 --set /training/iterations=10 --set /training/eval_every=5 \
-    >"$out.log" 2>&1 || { printf '%-34s %s\n' "$setting" "failed: $(grep -m1 -i error "$out.log")"; continue; }
-  /usr/bin/python3 - "$out/asp/metrics.csv" "$setting" <<'PY'
+    >"$out.log" 2>&1 || { printf '%-*s %s\n' "$width" "$setting" "failed: $(grep -m1 -i error "$out.log")"; continue; }
+  /usr/bin/python3 - "$out/asp/metrics.csv" "$setting" "$width" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 secs = float(rows[-1]["time_s"]) - float(rows[0]["time_s"])
 n = int(rows[-1]["clock"]) - int(rows[0]["clock"])
-print(f"{sys.argv[2]:<34} {n * 2 * (4e7 + 116) / secs / 1e9:10.3f} {secs / n * 1e6:14.1f}")
+print(f"{sys.argv[2]:<{int(sys.argv[3])}} {n * 2 * (4e7 + 116) / secs / 1e9:10.3f} {secs / n * 1e6:14.1f}")
 PY
 done
 echo

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace pstwin::cli {
 
@@ -12,6 +13,11 @@ namespace pstwin::cli {
 struct AllocatorTuning {
   bool mmap_threshold_set = false;  ///< M_MMAP_THRESHOLD raised (false: the user's, or refused)
   bool trim_threshold_set = false;  ///< M_TRIM_THRESHOLD raised (false: the user's, or refused)
+  /// MALLOC_*_ variables set to what is not a number ("abc"), which glibc ignores: pstwin's own
+  /// setting applies instead, and each is said in `notes` ("MALLOC_MMAP_THRESHOLD_='abc' is
+  /// not a number ...").
+  std::vector<std::string> malformed_variables;
+  std::vector<std::string> notes;  ///< one line each, for stderr, without "pstwin: "
 };
 
 /// Blocks up to this size are served from the heap, not by their own mmap: as large as every
@@ -25,7 +31,9 @@ inline constexpr int kTunedTrimThresholdBytes = 0x7fffffff;
 /// freed by ZeroMQ, UCX or a role is reused by the next one instead of being unmapped, and the
 /// next one page-faulted in afresh. A setting the user made wins: MALLOC_MMAP_THRESHOLD_ or
 /// MALLOC_TRIM_THRESHOLD_ in the environment, or the matching glibc.malloc tunable in
-/// GLIBC_TUNABLES, leaves that setting alone (glibc applied it at start-up). `getenv` looks
+/// GLIBC_TUNABLES, leaves that setting alone (glibc applied it at start-up); a MALLOC_*_ value
+/// that is not a number (decimal, or hex with 0x) is not a choice glibc applied, so pstwin's
+/// setting is made and the variable reported in `malformed_variables` and `notes`. `getenv` looks
 /// variables up (std::getenv; tests pass their own). REQUIRES: called once, early in main, before
 /// other threads start. Never throws; a setting glibc refuses is reported as not set.
 AllocatorTuning tune_allocator(const std::function<const char*(const char*)>& getenv = {});

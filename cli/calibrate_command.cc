@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/hostfile.h"
 #include "cli/output_lock.h"
+#include "cli/output_over_input.h"
 #include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "cli/version_text.h"
@@ -191,6 +192,13 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
   const fs::path out_dir = fs::path(out).parent_path();
   const std::string csv = (out_dir.empty() ? fs::path("calibration.csv") : out_dir / "calibration.csv").string();
+  std::vector<CommandInput> inputs;
+  if (vm->count("scenario"))
+    for (const std::string& path : (*vm)["scenario"].as<std::vector<std::string>>()) inputs.push_back({"a scenario", path});
+  if (const std::string why = out_overwrites_input(out, "--out " + out, OutKind::kFile, inputs, {csv}); !why.empty()) {
+    std::cerr << "pstwin calibrate: " << why << "\n";
+    return 2;
+  }
   for (const std::string& file : {out, csv})
     if (const std::string why = cannot_write_file(file); !why.empty()) {
       std::cerr << "pstwin calibrate: --out " << out << ": "
@@ -202,7 +210,10 @@ int calibrate_command(const std::vector<std::string>& args) {
     }
   // Two calibrates into one folder would write one calibration.csv: one at a time, as runs.
   std::string lock_error;
-  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error);
+  // Its two files only: runs in the folders inside (calibrate --out calibrated.json beside runs/)
+  // go on, and do not hold it off.
+  const auto lock = OutputLock::take(out_dir.empty() ? "." : out_dir.string(), "calibrate", lock_error,
+                                     OutputLock::Scope::kFilesOnly);
   if (!lock) {
     std::cerr << "pstwin calibrate: " << lock_error << "\n";
     return 2;

@@ -69,10 +69,10 @@ void add_device_option(po::options_description& desc, const std::string& default
 }
 
 std::optional<std::string> requested_device(const po::variables_map& vm, const std::string& fallback,
-                                            const std::string& command) {
+                                            const std::string& command, const std::string& shown) {
   const std::string device = vm.count("device") ? vm["device"].as<std::string>() : fallback;
   if (!is_device_name(device)) {
-    std::cerr << "pstwin " << command << ": --device must be " << kDeviceChoices << ", not '" << device << "'\n";
+    std::cerr << "pstwin " << command << ": " << (shown.empty() ? std::string("--device") : shown) << " must be " << kDeviceChoices << ", not '" << device << "'\n";
     return std::nullopt;
   }
   return device;

@@ -13,9 +13,11 @@ namespace pstwin::cli {
 void add_device_option(boost::program_options::options_description& desc, const std::string& default_help);
 
 /// --device when given, else `fallback`. Prints "pstwin COMMAND: --device must be auto, cpu or
-/// cuda, not 'X'" and returns nullopt (exit status 2) for any other name.
+/// cuda, not 'X'" (`shown` instead of --device when given: the variable it came from, e.g.
+/// PSTWIN_DEVICE) and returns nullopt (exit status 2) for any other name.
 std::optional<std::string> requested_device(const boost::program_options::variables_map& vm,
-                                            const std::string& fallback, const std::string& command);
+                                            const std::string& fallback, const std::string& command,
+                                            const std::string& shown = "");
 
 /// Resolves `device` to "cpu" or "cuda" the way make_backend (kernels/select_backend.h) would,
 /// and sets *chosen to the line describing the choice ("cuda (GPU 0: NVIDIA H200 ...)", or

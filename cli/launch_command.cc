@@ -14,6 +14,7 @@
 #include "cli/launch_failures.h"
 #include "cli/launch_job.h"
 #include "cli/output_lock.h"
+#include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
@@ -135,9 +136,10 @@ int launch_command(const std::vector<std::string>& args) {
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<unsigned>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
-  if (transport == "inproc" && !(*vm)["metrics-address"].defaulted()) {
+  // "none" asks for what a job in process has anyway (scripts pass it to every transport).
+  if (transport == "inproc" && !(*vm)["metrics-address"].defaulted() && s.metrics_address != "none") {
     std::cerr << "pstwin launch: --metrics-address needs --transport zmq or ucx: a job in process serves no "
-                 "live metrics\n";
+                 "live metrics (give none, or leave the flag out)\n";
     return 2;
   }
   if (s.metrics_address != "none" && processes) {
@@ -213,6 +215,14 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: --resume: " << e.what() << "\n";
       return 2;
     }
+  }
+  std::vector<CommandInput> inputs = {{"the scenario", (*vm)["scenario"].as<std::string>()}};
+  if (vm->count("hostfile")) inputs.push_back({"--hostfile", (*vm)["hostfile"].as<std::string>()});
+  if (vm->count("key-file")) inputs.push_back({"--key-file", (*vm)["key-file"].as<std::string>(), true});
+  if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder, inputs);
+      !why.empty()) {
+    std::cerr << "pstwin launch: " << why << "\n";
+    return 2;
   }
   std::string lock_error;
   const auto lock = OutputLock::take(out, "launch", lock_error);

@@ -1,4 +1,5 @@
 // pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -42,7 +43,12 @@ int main(int argc, char** argv) {
   if (command == "sweep") return pstwin::cli::sweep_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);
   // The processes that move messages reuse large blocks rather than mmap each one anew.
-  if (command == "launch" || command == "node") pstwin::cli::tune_allocator();
+  if (command == "launch" || command == "node") {
+    const auto tuning = pstwin::cli::tune_allocator();
+    for (const std::string& note : tuning.notes) std::cerr << "pstwin " << command << ": " << note << "\n";
+    // Said once: the nodes a launch starts do not see the variable glibc ignored anyway.
+    for (const std::string& variable : tuning.malformed_variables) ::unsetenv(variable.c_str());
+  }
   if (command == "launch") return pstwin::cli::launch_command(args);
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);

@@ -14,6 +14,7 @@
 #include "cli/device_option.h"
 #include "cli/flag_source.h"
 #include "cli/output_lock.h"
+#include "cli/output_over_input.h"
 #include "cli/output_probe.h"
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
@@ -159,7 +160,8 @@ int node_command(const std::vector<std::string>& args) {
   options.zmq.ucx = transport == "ucx";
   try {
     if (vm->count("key-file") && insecure) {
-      std::cerr << "pstwin node: --insecure and --key-file contradict each other; choose one\n";
+      std::cerr << "pstwin node: " << source("insecure") << " and " << source("key-file")
+                << " contradict each other; choose one\n";
       return 2;
     }
     if (vm->count("key-file")) {
@@ -246,7 +248,7 @@ int node_command(const std::vector<std::string>& args) {
   if (!connect_timeout_s || !stall_timeout_s) return 2;
   options.connect_timeout_s = *connect_timeout_s;
   options.stall_timeout_s = *stall_timeout_s;
-  const auto device = requested_device(*vm, scenario->training.device, "node");
+  const auto device = requested_device(*vm, scenario->training.device, "node", source("device"));
   if (!device) return 2;
   std::string chosen;
   const auto resolved = resolve_device(*device, "node", &chosen);
@@ -256,6 +258,16 @@ int node_command(const std::vector<std::string>& args) {
   options.quiet = (*vm)["quiet"].as<bool>();
   if (options.quiet) options.progress_interval_s = 0;
   // The scheduler writes the outputs: one run at a time per folder, as simulate and launch.
+  std::vector<CommandInput> inputs = {{"the scenario", (*vm)["scenario"].as<std::string>()}};
+  // launch writes the job key into the folder it gives its scheduler as --out.
+  if (vm->count("key-file")) inputs.push_back({source("key-file"), (*vm)["key-file"].as<std::string>(), true});
+  const std::string shown_out_dir = vm->count("out") ? source("out") + " " + options.out_dir
+                                                     : shown_out(false, options.out_dir);
+  if (const std::string why = out_overwrites_input(options.out_dir, shown_out_dir, OutKind::kFolder, inputs);
+      options.role == "scheduler" && !why.empty()) {
+    std::cerr << "pstwin node: " << why << "\n";
+    return 2;
+  }
   std::string lock_error;
   const auto lock = options.role == "scheduler" ? OutputLock::take(options.out_dir, "node", lock_error)
                                                 : std::optional<OutputLock>();

@@ -10,17 +10,117 @@
 #include <fstream>
 #include <sstream>
 
+namespace fs = std::filesystem;
+
 namespace pstwin::cli {
 
-std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::string& command,
-                                           std::string& error) {
+namespace {
+
+constexpr const char* kLockName = ".pstwin.lock";
+// The third word of a lock file whose holder writes only the folder's own files (calibrate): its
+// lock does not cover the folders inside, so runs there go on.
+constexpr const char* kFilesOnly = "files-only";
+// How deep below a folder a held lock is looked for: a run's own sub-runs sit one level down
+// (OUT/<variant>, a scheduler's) or two (a sweep's OUT/<setting>/<variant>); deeper folders are
+// not searched, so an --out of a large tree (a home folder) costs no walk of all of it.
+constexpr int kDescendantDepth = 3;
+
+/// "pid P, pstwin COMMAND" from a lock file, or that its holder has not written it yet.
+std::string holder_text(const std::string& pid, const std::string& command) {
+  return pid.empty() ? std::string("its pid not written yet") : "pid " + pid + ", pstwin " + command;
+}
+
+/// The process that `pid` was started by, or 0 when it cannot be read (/proc/PID/stat's 4th
+/// field; the 2nd, the command name, may hold spaces and parentheses, so it is skipped by its
+/// last ')').
+pid_t parent_of(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(stat.substr(close + 1));
+  char state = 0;
+  pid_t parent = 0;
+  rest >> state >> parent;
+  return parent;
+}
+
+/// Whether `pid` is this process or one that started it (a launch whose scheduler node writes
+/// into OUT/<variant>): a run's own sub-runs are not held off by its lock.
+bool is_self_or_ancestor(pid_t pid) {
+  for (pid_t p = ::getpid(); p > 1; p = parent_of(p))
+    if (p == pid) return true;
+  return false;
+}
+
+/// Whether `dir`/.pstwin.lock is held by a live process other than this one and those that
+/// started it (and, with `enclosing`, by one whose lock covers the folders inside); `holder`
+/// then names it. A lock nobody holds is taken shared for a moment and let go (flock cannot be
+/// asked without trying).
+bool held_by_another_run(const fs::path& dir, bool enclosing, std::string& holder) {
+  const std::string path = (dir / kLockName).string();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;  // no lock file, or one we cannot read: no run we could name
+  const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  ::close(fd);  // releases the shared lock, if it was taken
+  if (!held) return false;
+  std::ifstream in(path);
+  std::string pid, command, scope;
+  in >> pid >> command >> scope;
+  if (enclosing && scope == kFilesOnly) return false;
+  char* end = nullptr;
+  const long number = pid.empty() ? 0 : std::strtol(pid.c_str(), &end, 10);
+  if (number > 0 && end != nullptr && *end == '\0' && is_self_or_ancestor(static_cast<pid_t>(number))) return false;
+  holder = holder_text(pid, command);
+  return true;
+}
+
+/// Why `dir` (absolute and canonical) may not be locked because a folder enclosing it is held
+/// by another live run; "" when none is.
+std::string enclosing_holder(const fs::path& dir) {
+  std::string holder;
+  for (fs::path up = dir.parent_path(); !up.empty(); up = up.parent_path()) {
+    if (held_by_another_run(up, /*enclosing=*/true, holder))
+      return "output folder " + dir.string() + " is inside " + up.string() + ", which another run holds (" +
+             holder + "); wait for it to end, or give this run an --out outside it";
+    if (up == up.root_path()) break;
+  }
+  return "";
+}
+
+/// Why `dir` may not be locked because a folder inside it, down to kDescendantDepth, is held by
+/// another live run; "" when none is.
+std::string enclosed_holder(const fs::path& dir) {
+  std::string holder;
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
+  for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it->is_symlink(ec) || !it->is_directory(ec)) continue;
+    if (it.depth() + 1 >= kDescendantDepth) it.disable_recursion_pending();
+    if (held_by_another_run(it->path(), /*enclosing=*/false, holder))
+      return "output folder " + dir.string() + " holds " + it->path().string() + ", which another run holds (" +
+             holder + "); wait for it to end, or give this run another --out";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::string& command,
+                                           std::string& error, Scope scope) {
+  std::error_code ec;
+  // Before the folder is made: a run refused here leaves nothing inside the holder's folder.
+  const fs::path canonical = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (const std::string enclosing = enclosing_holder(ec ? fs::path(dir) : canonical); !enclosing.empty()) {
+    error = enclosing;
+    return std::nullopt;
+  }
+  fs::create_directories(dir, ec);
   if (ec) {
     error = "cannot create output folder " + dir + ": " + ec.message();
     return std::nullopt;
   }
-  const std::string path = dir + "/.pstwin.lock";
+  const std::string path = dir + "/" + kLockName;
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = "cannot open " + path + ": " + std::strerror(errno);
@@ -38,17 +138,25 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
     std::ifstream in(path);
     std::string pid, holder;
     in >> pid >> holder;
-    error = "output folder " + dir + " is in use by another run (" +
-            (pid.empty() ? std::string("its pid not written yet") : "pid " + pid + ", pstwin " + holder) +
+    error = "output folder " + dir + " is in use by another run (" + holder_text(pid, holder) +
             "); wait for it to end, or give this run another --out";
     return std::nullopt;
   }
   std::ostringstream text;
-  text << ::getpid() << ' ' << command << '\n';
+  text << ::getpid() << ' ' << command << (scope == Scope::kFilesOnly ? std::string(" ") + kFilesOnly : "") << '\n';
   const std::string line = text.str();
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
     error = "cannot write " + path + ": " + std::strerror(errno);
     ::close(fd);
+    return std::nullopt;
+  }
+  // Checked with this folder's own lock held and named, so that a run starting now inside it
+  // finds this one.
+  if (const std::string enclosed =
+          scope == Scope::kFilesOnly ? "" : enclosed_holder(canonical.empty() ? fs::path(dir) : canonical);
+      !enclosed.empty()) {
+    ::close(fd);
+    error = enclosed;
     return std::nullopt;
   }
   return OutputLock(fd);

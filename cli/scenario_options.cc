@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "cli/flag_values.h"
 #include "runtime/errors.h"
 #include "runtime/wire_limit_check.h"
 
@@ -28,19 +29,22 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
                                             const std::string& env_prefix) {
   po::variables_map vm;
   try {
-    po::store(po::command_line_parser(args).options(desc).positional(pos).run(), vm);
+    const po::parsed_options given = po::command_line_parser(args).options(desc).positional(pos).run();
+    refuse_negative_unsigned(given, desc);
+    po::store(given, vm);
     if (!env_prefix.empty()) {
-      po::store(po::parse_environment(desc,
-                                      [&](const std::string& var) -> std::string {
-                                        if (var.rfind(env_prefix, 0) != 0) return "";
-                                        std::string name = var.substr(env_prefix.size());
-                                        for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
-                                        // Switches take no value; their variables are read by the command.
-                                        const auto* option = desc.find_nothrow(name, false);
-                                        if (!option || option->semantic()->max_tokens() == 0) return "";
-                                        return name;
-                                      }),
-                vm);
+      const po::parsed_options from_environment =
+          po::parse_environment(desc, [&](const std::string& var) -> std::string {
+            if (var.rfind(env_prefix, 0) != 0) return "";
+            std::string name = var.substr(env_prefix.size());
+            for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
+            // Switches take no value; their variables are read by the command.
+            const auto* option = desc.find_nothrow(name, false);
+            if (!option || option->semantic()->max_tokens() == 0) return "";
+            return name;
+          });
+      refuse_negative_unsigned(from_environment, desc, env_prefix);
+      store_environment(from_environment, vm, env_prefix);
     }
     if (vm.count("help")) {
       std::cout << usage << "\n" << desc;

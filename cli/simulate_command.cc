@@ -7,6 +7,7 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/output_lock.h"
+#include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/variant_processes.h"
@@ -78,6 +79,12 @@ int simulate_command(const std::vector<std::string>& args) {
   // Data is read once here per distinct data set; the children share it copy-on-write after fork.
   const auto runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
   if (!runs) return 2;
+  if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder,
+                                                   {{"the scenario", (*vm)["scenario"].as<std::string>()}});
+      !why.empty()) {
+    std::cerr << "pstwin simulate: " << why << "\n";
+    return 2;
+  }
   std::string lock_error;
   const auto lock = OutputLock::take(out, "simulate", lock_error);
   if (!lock) {

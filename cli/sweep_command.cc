@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/output_lock.h"
+#include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/sweep_csv.h"
@@ -121,6 +122,12 @@ int sweep_command(const std::vector<std::string>& args) {
   // The lock comes before the plan reads which runs the folder holds, and before anything is
   // said about them (a trial's sweep printed "running 12" and then was refused). A folder made
   // only to hold the lock goes again when the grid turns out invalid.
+  if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder,
+                                                   {{"the scenario", (*vm)["scenario"].as<std::string>()}});
+      !why.empty()) {
+    std::cerr << "pstwin sweep: " << why << "\n";
+    return 2;
+  }
   std::error_code ec;
   const bool folder_was_there = std::filesystem::exists(out, ec);
   std::string lock_error;

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pstwin::cli {
 namespace {
@@ -46,6 +47,22 @@ TEST(AllocatorTuning, TheUsersMallocVariablesWin) {
   const AllocatorTuning trim_only = tune_allocator(environment({{"MALLOC_TRIM_THRESHOLD_", "0"}}));
   EXPECT_TRUE(trim_only.mmap_threshold_set);
   EXPECT_FALSE(trim_only.trim_threshold_set);
+}
+
+// glibc ignores a MALLOC_*_ value that is not a number: that is no choice of the user's to keep,
+// so pstwin's setting is made and the variable is named (a trial's "abc" turned tuning off
+// without a word).
+TEST(AllocatorTuning, AVariableThatIsNotANumberIsNamedAndPstwinsSettingMade) {
+  const AllocatorTuning done = tune_allocator(environment({{"MALLOC_MMAP_THRESHOLD_", "abc"},
+                                                           {"MALLOC_TRIM_THRESHOLD_", "0x10000"}}));
+  ASSERT_EQ(done.malformed_variables, std::vector<std::string>{"MALLOC_MMAP_THRESHOLD_"});
+  ASSERT_EQ(done.notes.size(), 1u);
+  EXPECT_EQ(done.notes[0].find("MALLOC_MMAP_THRESHOLD_='abc' is not a number, so glibc ignored it; pstwin sets its "
+                               "own value instead"),
+            0u)
+      << done.notes[0];
+  EXPECT_FALSE(done.trim_threshold_set);  // hex is a number glibc reads: the user's
+  if (!kSanitizerAllocator) EXPECT_TRUE(done.mmap_threshold_set);
 }
 
 TEST(AllocatorTuning, TheUsersGlibcTunablesWin) {

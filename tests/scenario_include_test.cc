@@ -5,11 +5,13 @@
 
 #include "runtime/errors.h"
 #include "runtime/scenario/scenario.h"
+#include "tests/scenario_test_support.h"
 #include "tests/scratch_dir.h"
 
 namespace pstwin {
 namespace {
 
+using testing_support::load_error;
 using testing_support::ScratchDir;
 
 // What `pstwin calibrate` writes, less the keys of another part of the model (messaging, cpu).
@@ -31,15 +33,6 @@ nlohmann::json scenario_with(const nlohmann::json& cluster) {
     "training": {"iterations": 5}, "consistency": [{"mode": "bsp"}]})");
   s["cluster"] = cluster;
   return s;
-}
-
-std::string error_of(const std::string& path, const std::vector<std::string>& sets = {}) {
-  try {
-    load_scenario(path, sets);
-  } catch (const ScenarioError& e) {
-    return e.what();
-  }
-  return "<valid>";
 }
 
 TEST(ClusterInclude, TakesTheFilesKeysRelativeToTheScenarioAndTheScenarioWins) {
@@ -103,7 +96,7 @@ TEST(ClusterInclude, AMissingFileIsAnErrorAtTheInclude) {
   ScratchDir dir("include");
   const std::string path =
       dir.write("s.json", scenario_with({{"include", "nowhere.json"}, {"workers", 2}, {"servers", 1}}).dump());
-  const std::string e = error_of(path);
+  const std::string e = load_error(path);
   EXPECT_NE(e.find("/cluster/include: cannot read the included file \"nowhere.json\""), std::string::npos) << e;
   EXPECT_NE(e.find("No such file"), std::string::npos) << e;
 }
@@ -114,12 +107,12 @@ TEST(ClusterInclude, AFolderOrADeviceIsRefusedBeforeReading) {
   ScratchDir dir("include");
   const std::string zero =
       dir.write("z.json", scenario_with({{"include", "/dev/zero"}, {"workers", 2}, {"servers", 1}}).dump());
-  std::string e = error_of(zero);
+  std::string e = load_error(zero);
   EXPECT_NE(e.find("/cluster/include: the included file \"/dev/zero\" (/dev/zero) is not a regular file"),
             std::string::npos) << e;
   const std::string folder =
       dir.write("f.json", scenario_with({{"include", "/tmp"}, {"workers", 2}, {"servers", 1}}).dump());
-  e = error_of(folder);
+  e = load_error(folder);
   EXPECT_NE(e.find("is a folder, not a JSON file"), std::string::npos) << e;
   EXPECT_THROW(load_scenario("/dev/zero", {}), ScenarioError);
 }
@@ -131,7 +124,7 @@ TEST(ClusterInclude, ErrorsInsideTheFileNameTheFileAndThePointerInIt) {
   dir.write("bad.json", bad.dump());
   const std::string path =
       dir.write("s.json", scenario_with({{"include", "bad.json"}, {"workers", 2}, {"servers", 1}}).dump());
-  const std::string e = error_of(path);
+  const std::string e = load_error(path);
   EXPECT_NE(e.find("/cluster/worker/device/flopz: in the included file \"bad.json\" at /worker/device/flopz: "),
             std::string::npos) << e;
   EXPECT_NE(e.find("unknown key"), std::string::npos) << e;
@@ -140,20 +133,20 @@ TEST(ClusterInclude, ErrorsInsideTheFileNameTheFileAndThePointerInIt) {
   nlohmann::json partial = nlohmann::json::parse(kIncluded);
   partial["worker"].erase("link");
   dir.write("partial.json", partial.dump());
-  const std::string e2 = error_of(path, {"/cluster/include=" + dir.file("partial.json")});
+  const std::string e2 = load_error(path, {"/cluster/include=" + dir.file("partial.json")});
   EXPECT_NE(e2.find("in the included file"), std::string::npos) << e2;
   EXPECT_NE(e2.find("at /worker/link"), std::string::npos) << e2;
 
   // Not JSON, a key twice, not an object, a nested include.
   dir.write("syntax.json", "{\"worker\": ");
-  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("syntax.json")}).find("is not JSON"), std::string::npos);
+  EXPECT_NE(load_error(path, {"/cluster/include=" + dir.file("syntax.json")}).find("is not JSON"), std::string::npos);
   dir.write("twice.json", R"({"workers": 2, "workers": 3})");
-  const std::string e3 = error_of(path, {"/cluster/include=" + dir.file("twice.json")});
+  const std::string e3 = load_error(path, {"/cluster/include=" + dir.file("twice.json")});
   EXPECT_NE(e3.find("at /workers: "), std::string::npos) << e3;
   dir.write("list.json", "[1]");
-  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("list.json")}).find("one JSON object"), std::string::npos);
+  EXPECT_NE(load_error(path, {"/cluster/include=" + dir.file("list.json")}).find("one JSON object"), std::string::npos);
   dir.write("nested.json", R"({"include": "a.json"})");
-  EXPECT_NE(error_of(path, {"/cluster/include=" + dir.file("nested.json")}).find("cannot include another"),
+  EXPECT_NE(load_error(path, {"/cluster/include=" + dir.file("nested.json")}).find("cannot include another"),
             std::string::npos);
 }
 
@@ -162,10 +155,10 @@ TEST(ClusterInclude, AnErrorInTheScenariosOwnKeysIsTheScenarios) {
   dir.write("a.json", kIncluded);
   const std::string path = dir.write(
       "s.json", scenario_with({{"include", "a.json"}, {"workers", 0}, {"servers", 1}}).dump());
-  const std::string e = error_of(path);
+  const std::string e = load_error(path);
   EXPECT_EQ(e.find("included file"), std::string::npos) << e;
   EXPECT_NE(e.find("/cluster/workers"), std::string::npos) << e;
-  EXPECT_NE(error_of(path, {"/cluster/include=7"}).find("expected the name of a JSON file"), std::string::npos);
+  EXPECT_NE(load_error(path, {"/cluster/include=7"}).find("expected the name of a JSON file"), std::string::npos);
 }
 
 // A trial's --set into a key only the included file has was told "the parent does not exist".
@@ -174,7 +167,7 @@ TEST(ClusterInclude, SettingAKeyOnlyTheFileGivesSaysSoAndHow) {
   dir.write("a.json", kIncluded);
   const std::string path =
       dir.write("s.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
-  std::string e = error_of(path, {"/cluster/worker/device/flops=1Gflops"});
+  std::string e = load_error(path, {"/cluster/worker/device/flops=1Gflops"});
   EXPECT_NE(e.find("/cluster/worker/device/flops: cannot set: /cluster/worker comes from the included file "
                    "\"a.json\", not from the scenario; set /cluster/worker as an object, which is merged over "
                    "the file's key by key: --set '/cluster/worker={\"device\":{\"flops\":\"1Gflops\"}}'"),
@@ -184,10 +177,10 @@ TEST(ClusterInclude, SettingAKeyOnlyTheFileGivesSaysSoAndHow) {
   EXPECT_DOUBLE_EQ(s.cluster.worker.device.peak_flops, 1e9);
   EXPECT_DOUBLE_EQ(s.cluster.worker.device.mem_bandwidth_Bps, 6e9);
   // A removal cannot be made from the scenario; a key neither has is a plain missing parent.
-  e = error_of(path, {"/cluster/worker/device/overhead=null"});
+  e = load_error(path, {"/cluster/worker/device/overhead=null"});
   EXPECT_NE(e.find("cannot remove (set to null): /cluster/worker/device/overhead comes from the included file "
                    "\"a.json\""), std::string::npos) << e;
-  e = error_of(path, {"/cluster/wroker/device/flops=1Gflops"});
+  e = load_error(path, {"/cluster/wroker/device/flops=1Gflops"});
   EXPECT_NE(e.find("cannot set: the parent /cluster/wroker/device does not exist"), std::string::npos) << e;
 
   // A variant's "set" is told in its own form.
@@ -195,7 +188,7 @@ TEST(ClusterInclude, SettingAKeyOnlyTheFileGivesSaysSoAndHow) {
   v.erase("consistency");
   v["variants"] = {{{"name", "slow"}, {"set", {{"/cluster/server/link/bandwidth", "1Gbps"}}}}};
   const std::string variants = dir.write("v.json", v.dump());
-  e = error_of(variants);
+  e = load_error(variants);
   EXPECT_NE(e.find("/variants/0/set/~1cluster~1server~1link~1bandwidth: cannot set: /cluster/server comes from "
                    "the included file \"a.json\", not from the scenario; set /cluster/server as an object, which "
                    "is merged over the file's key by key: \"/cluster/server\": {\"link\":{\"bandwidth\":\"1Gbps\"}}"),
@@ -210,7 +203,7 @@ TEST(ClusterInclude, AClashOfTheScenariosKeysWithTheFilesNamesBoth) {
   nlohmann::json cluster = {{"include", "a.json"}, {"workers", 2}, {"servers", 1},
                             {"worker", {{"device", {{"preset", "v100"}}}}}};
   const std::string path = dir.write("s.json", scenario_with(cluster).dump());
-  const std::string e = error_of(path);
+  const std::string e = load_error(path);
   EXPECT_NE(e.find("/cluster/worker/device: the scenario's keys here (\"preset\") and those of the included file "
                    "\"a.json\" at /worker/device are merged key by key, and together they are invalid at "
                    "/cluster/worker/device/flops (from the file): give either a preset or flops and bandwidth"),
@@ -219,7 +212,7 @@ TEST(ClusterInclude, AClashOfTheScenariosKeysWithTheFilesNamesBoth) {
   nlohmann::json bad = nlohmann::json::parse(kIncluded);
   bad["worker"]["device"]["flopz"] = "1Gflops";
   dir.write("bad.json", bad.dump());
-  const std::string e2 = error_of(path, {"/cluster/include=" + dir.file("bad.json")});
+  const std::string e2 = load_error(path, {"/cluster/include=" + dir.file("bad.json")});
   EXPECT_NE(e2.find("/cluster/worker/device/flopz: in the included file"), std::string::npos) << e2;
 }
 
@@ -230,7 +223,7 @@ TEST(ClusterInclude, TheCalibrationRecordIsChecked) {
   dir.write("a.json", bad.dump());
   const std::string path =
       dir.write("s.json", scenario_with({{"include", "a.json"}, {"workers", 2}, {"servers", 1}}).dump());
-  const std::string e = error_of(path);
+  const std::string e = load_error(path);
   EXPECT_NE(e.find("/cluster/calibrated/cores: in the included file \"a.json\" at /calibrated/cores"),
             std::string::npos) << e;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,17 @@ inline std::string error_pointer(const nlohmann::json& doc) {
 inline std::string error_message(const nlohmann::json& doc) {
   try {
     parse_scenario(doc);
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "<valid>";
+}
+
+/// The full message (what()) of the ScenarioError that loading the file at `path` with the
+/// overrides `sets` throws, or "<valid>".
+inline std::string load_error(const std::string& path, const std::vector<std::string>& sets = {}) {
+  try {
+    load_scenario(path, sets);
   } catch (const ScenarioError& e) {
     return e.what();
   }

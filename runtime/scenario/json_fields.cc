@@ -98,6 +98,10 @@ std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min
   } else if (v.is_number_float()) {
     const double d = v.get<double>();
     if (!(d >= 0.0) || d != std::floor(d)) fail();
+    // An integer written beyond 2^64 - 1 is read as a float too: too large, however written.
+    if (d >= 18446744073709551616.0 || d > static_cast<double>(max))
+      throw ScenarioError(ptr, "expected " + expected + " <= " + std::to_string(max) + ", got " + describe(v) +
+                                   ": too large");
     // Above 2^53 a double skips integers: "9007199254740993.0" reads as ...992.
     if (d > kMaxExactInteger)
       throw ScenarioError(ptr, "expected " + expected + " written without a fraction or exponent: " + describe(v) +

@@ -15,6 +15,7 @@
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/hybrid_sync_checks.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/missing_parent_hint.h"
 #include "runtime/scenario/partition_section.h"
 #include "runtime/scenario/server_joins.h"
 #include "runtime/scenario/scenario_sections.h"
@@ -80,7 +81,9 @@ void apply_override(nlohmann::json& doc, const std::string& text, const std::str
     else set_json_pointer(doc, pointer_text, include_override_value(pointer_text, value));
   } catch (const ScenarioError&) {
     // A key the included file gives, not the scenario: say so, and how to set it.
-    const std::string hint = include_override_hint(doc, pointer_text, value, base_dir, OverrideForm::kCommandLine);
+    std::string hint = include_override_hint(doc, pointer_text, value, base_dir, OverrideForm::kCommandLine);
+    // A section the scenario lacks: say so, and how to add it.
+    if (hint.empty() && !value.is_null()) hint = missing_parent_hint(doc, pointer_text, value, OverrideForm::kCommandLine);
     if (hint.empty()) throw;
     throw ScenarioError(pointer_text, hint);
   }

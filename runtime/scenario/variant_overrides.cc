@@ -9,6 +9,7 @@
 #include "runtime/errors.h"
 #include "runtime/scenario/cluster_include.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/scenario/missing_parent_hint.h"
 
 namespace pstwin {
 
@@ -92,7 +93,8 @@ void apply_set(const json& set, const std::string& ptr, json& run, VariantSource
       else set_json_pointer(run, key, value);
     } catch (const ScenarioError& e) {
       // A key the included file gives, not the scenario: say so, and how to set it.
-      const std::string hint = include_override_hint(run, key, value, base_dir, OverrideForm::kVariant);
+      std::string hint = include_override_hint(run, key, value, base_dir, OverrideForm::kVariant);
+      if (hint.empty() && !value.is_null()) hint = missing_parent_hint(run, key, value, OverrideForm::kVariant);
       throw ScenarioError(at, hint.empty() ? message_of(e) : hint);
     }
     where.set_keys.push_back(key);

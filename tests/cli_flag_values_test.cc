@@ -1,0 +1,78 @@
+// Flag values as a user relies on them: a negative number in an unsigned flag is refused naming
+// the flag (Boost read a trial's `--port -1` as 4294967295), a bad value from a PSTWIN_ variable
+// names the variable that held it, not a flag never written, and `--metrics-address none` means
+// "no metrics endpoint" for every transport.
+#include <gtest/gtest.h>
+
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using namespace testing_support;
+
+/// A fresh folder holding toy.json: the toy scenario, BSP only, 10 iterations (a short job).
+std::string write_short_toy() {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["training"]["iterations"] = 10;
+  write_json(dir + "/toy.json", s);
+  return dir;
+}
+
+TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  for (const std::string& port : {"--port -1", "--port=-7"}) {
+    const auto r = run_pstwin("launch " + dir + "/toy.json " + port + " --out " + dir + "/o");
+    EXPECT_EQ(r.exit_code, 2) << port << "\n" << r.output;
+    EXPECT_EQ(r.output.find("pstwin: --port must not be negative (it counts from 0), got -"), 0u) << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
+}
+
+TEST(CliFlagValues, ABadValueFromTheEnvironmentNamesItsVariable) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const std::string node = "node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir + "/toy.json";
+  struct Case {
+    std::string env, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"PSTWIN_DEVICE=gpu", "pstwin node: PSTWIN_DEVICE must be auto, cpu or cuda, not 'gpu'"},
+           {"PSTWIN_STALL_TIMEOUT=abc",
+            "pstwin: PSTWIN_STALL_TIMEOUT='abc' is not a valid value for --stall-timeout"},
+           {"PSTWIN_STALL_TIMEOUT=-5", "pstwin node: PSTWIN_STALL_TIMEOUT must be a positive, finite number"},
+           {"PSTWIN_INDEX=x1", "pstwin: PSTWIN_INDEX='x1' is not a valid value for --index"}}) {
+    const auto r = run_pstwin_env(c.env, node);
+    EXPECT_EQ(r.exit_code, 2) << c.env << "\n" << r.output;
+    EXPECT_EQ(r.output.find(c.says), 0u) << c.env << "\n" << r.output;
+  }
+  // The command line still wins over the variable, and then is what is named.
+  const auto r = run_pstwin_env("PSTWIN_DEVICE=cpu", node + " --device gpu");
+  EXPECT_EQ(r.output.find("pstwin node: --device must be"), 0u) << r.output;
+}
+
+TEST(CliFlagValues, MetricsAddressNoneIsAcceptedInProcess) {
+  const std::string dir = write_short_toy();
+  const auto r = run_pstwin("launch " + dir + "/toy.json --transport inproc --metrics-address none --out " + dir + "/o");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/o/bsp/summary.json"));
+  // (An address is still refused: CliMetricsAddress.InProcessJobsServeNoMetricsSoTheFlagIsRefused.)
+}
+
+// glibc ignores a MALLOC_*_ value that is not a number; launch says so once, not once more for
+// each node it starts.
+TEST(CliFlagValues, AMallocVariableGlibcIgnoresIsSaidOnce) {
+  const std::string dir = write_short_toy();
+  const auto r = run_pstwin_env("MALLOC_MMAP_THRESHOLD_=abc", "launch " + dir + "/toy.json --insecure --out " + dir + "/o");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  const std::string note = "MALLOC_MMAP_THRESHOLD_='abc' is not a number, so glibc ignored it";
+  const auto first = r.output.find("pstwin launch: " + note);
+  EXPECT_NE(first, std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find(note, first + note.size()), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace pstwin
