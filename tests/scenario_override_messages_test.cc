@@ -47,6 +47,16 @@ TEST(OverrideMessages, ASetIntoAMissingSectionSaysHowToAddIt) {
             "/consistency/4/mode: cannot set: the parent /consistency/4 does not exist");
 }
 
+// A pointer is the user's bytes, not always UTF-8: the advice, which writes its keys as JSON,
+// aborted validate (json's type_error) on one such key below a missing section.
+TEST(OverrideMessages, AKeyThatIsNotUtf8IsWrittenReplacedInTheAdvice) {
+  ScratchDir dir("override");
+  const std::string path = dir.write("s.json", kScenario);
+  EXPECT_EQ(load_error(path, {"/simulation/\xff/y=1"}),
+            "/simulation/\xff/y: cannot set: the parent /simulation/\xff does not exist: the scenario has no "
+            "/simulation section; add it with the key inside: --set '/simulation={\"\xef\xbf\xbd\":{\"y\":1}}'");
+}
+
 TEST(OverrideMessages, AVariantsSetIntoAMissingSectionSaysHowToAddIt) {
   ScratchDir dir("override");
   nlohmann::json s = nlohmann::json::parse(kScenario);
