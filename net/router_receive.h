@@ -4,20 +4,20 @@
 
 #include <cstddef>
 #include <optional>
+#include <vector>
 
 #include <zmq.hpp>
 
 namespace pstwin::net {
 
-/// One message as a ROUTER delivers it: the sender's routing identity, its first two frames
-/// after the identity (a pstwin message's header part and, when it has values, its values part:
-/// wire version 6), and how many frames followed the identity (1 or 2 for every message a pstwin
-/// node sends; any other count is the sender's error, and the frames after the second were
-/// discarded).
+/// One message as a ROUTER delivers it: the sender's routing identity, its first frame after the
+/// identity (a pstwin message's header part), the frames after that (its values parts: wire
+/// version 7), at most max_frames - 1 of them, and how many frames followed the identity in all
+/// (frames past max_frames were discarded: the sender's error).
 struct RoutedMessage {
   zmq::message_t identity;
   zmq::message_t payload;
-  zmq::message_t second;
+  std::vector<zmq::message_t> rest;
   std::size_t frames = 0;
 };
 
@@ -26,8 +26,13 @@ struct RoutedMessage {
 /// in a blocking recv: it returns as soon as the message is there, and nullopt once the time is
 /// up. Sets the socket's ZMQ_RCVTIMEO. Why not zmq_poll and a non-blocking recv: the blocking recv
 /// waits on the socket's own mailbox, one system call less per message, the wait plain ZeroMQ
-/// code does. REQUIRES: `router` is a ROUTER, used by this thread only. Throws zmq::error_t as
-/// recv does (a closed context, an interrupted wait).
-std::optional<RoutedMessage> receive_routed(zmq::socket_t& router, double timeout_s);
+/// code does. REQUIRES: `router` is a ROUTER, used by this thread only; max_frames >= 1. Throws
+/// zmq::error_t as recv does (a closed context, an interrupted wait).
+std::optional<RoutedMessage> receive_routed(zmq::socket_t& router, double timeout_s, std::size_t max_frames = 2);
+
+/// Takes the frames of a message whose identity frame (`identity`, whose `more` flag is read)
+/// was just received: the rest of a RoutedMessage, with the same bound. Never waits: a message's
+/// frames arrive together.
+RoutedMessage take_routed_frames(zmq::socket_t& router, zmq::message_t identity, std::size_t max_frames);
 
 }  // namespace pstwin::net

@@ -87,16 +87,23 @@ void ZmqEnv::reject(const std::string& from, const std::string& why) {
 std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::microseconds(static_cast<long>(timeout_s * 1e6));
+  // The identity, the header part and up to kMaxValueParts values parts (wire version 7).
+  constexpr std::size_t kMaxFrames = 1 + kMaxValueParts;
+  const auto parts_of = [&](RoutedMessage m) -> std::optional<ReceivedParts> {
+    if (m.frames >= 1 && m.frames <= kMaxFrames)
+      return ReceivedParts{m.identity.to_string(), std::move(m.payload), std::move(m.rest)};
+    reject(printable(m.identity.to_string()), "expected a header part and at most " +
+                                                  std::to_string(kMaxValueParts) + " values parts, got " +
+                                                  std::to_string(m.frames) + " parts");
+    return std::nullopt;
+  };
   // Nothing but the ROUTER to wait on (no UCX, no stop request to wake up for: a server or a
   // worker): a blocking recv, as plain ZeroMQ code waits.
   while (wake_fd < 0 && !options_.stop) {
-    auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count());
+    auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(),
+                            kMaxFrames);
     if (!m) return std::nullopt;
-    // Identity, header part, and the values part when there are values (wire version 6).
-    if (m->frames == 1 || m->frames == 2)
-      return ReceivedParts{m->identity.to_string(), std::move(m->payload), std::move(m->second)};
-    reject(printable(m->identity.to_string()),
-           "expected a header part and at most a values part, got " + std::to_string(m->frames) + " parts");
+    if (auto parts = parts_of(std::move(*m))) return parts;
   }
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -113,21 +120,9 @@ std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) 
     zmq::poll(items, count, std::max(left, std::chrono::milliseconds(0)));
     if (options_.stop && (items[stop_item].revents & ZMQ_POLLIN)) continue;  // thrown at the top
     if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
-    std::vector<zmq::message_t> frames;
-    do {
-      zmq::message_t frame;
-      if (!router_.recv(frame, zmq::recv_flags::dontwait)) break;
-      frames.push_back(std::move(frame));
-    } while (frames.back().more());
-    // Identity, header part, and the values part when there are values (wire version 6).
-    if (frames.size() == 2 || frames.size() == 3) {
-      ReceivedParts parts{frames[0].to_string(), std::move(frames[1]), {}};
-      if (frames.size() == 3) parts.values = std::move(frames[2]);
-      return parts;
-    }
-    reject(frames.empty() ? "?" : printable(frames[0].to_string()),
-           "expected a header part and at most a values part, got " + std::to_string(frames.size() - 1) +
-               " parts");
+    zmq::message_t identity;
+    if (!router_.recv(identity, zmq::recv_flags::dontwait)) continue;
+    if (auto parts = parts_of(take_routed_frames(router_, std::move(identity), kMaxFrames))) return parts;
   }
 }
 
@@ -157,9 +152,9 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
 
 Message ZmqEnv::decode_received(const ReceivedParts& parts) {
   Message m;
-  // The values part's size is the values': take spare memory only for a large one.
-  m.values = spare_->take(parts.values.size() / sizeof(float));
-  decode_parts(parts, m, options_.max_message_bytes, options_.max_range_keys, data_checksum());
+  // The values parts' size is the values': take spare memory only for a large one.
+  decode_parts(parts, m, options_.max_message_bytes, options_.max_range_keys, data_checksum(),
+               spare_->take(values_bytes(parts) / sizeof(float)));
   return m;
 }
 
@@ -178,13 +173,14 @@ void ZmqEnv::send(NodeId to, Message msg) {
     // The values go out from where they lie (zmq_parts.h): no copy into a frame.
     OutgoingParts parts = split_for_zmq(std::move(msg), data_checksum(), frames_, spare_);
     zmq::socket_t& socket = peer(to);
-    const bool two = parts.values.size() > 0;
+    const std::size_t rest = parts.values.size();
     // Once a first part is queued ZeroMQ takes the rest, so only the first can time out.
-    if (!socket.send(parts.head, two ? zmq::send_flags::sndmore : zmq::send_flags::none))
+    if (!socket.send(parts.head, rest > 0 ? zmq::send_flags::sndmore : zmq::send_flags::none))
       throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
                                std::to_string(to) + " at " + book_[to] + " timed out after " +
                                format_seconds(options_.send_timeout_s));
-    if (two) (void)socket.send(parts.values, zmq::send_flags::none);
+    for (std::size_t i = 0; i < rest; ++i)
+      (void)socket.send(parts.values[i], i + 1 < rest ? zmq::send_flags::sndmore : zmq::send_flags::none);
   }
   // A worker's straggler events are measurements, which the simulation does not send: not
   // counted, so traffic compares across environments.

@@ -241,7 +241,7 @@ class ZmqEnv : public Env {
   void abandon_unsent_to_peers();
 
  private:
-  /// One message from the ROUTER: identity, header part and values part (zmq_parts.h); nullopt
+  /// One message from the ROUTER: identity, header part and values parts (zmq_parts.h); nullopt
   /// on timeout. One of another number of parts is dropped and counted. Also returns nullopt,
   /// early, once `wake_fd` (>= 0: UCX's event descriptor) is readable. Throws JobStopped once
   /// options_.stop is requested.

@@ -1,22 +1,51 @@
-// ZeroMQ's two-part messages (see zmq_parts.h).
+// ZeroMQ's multi-part messages (see zmq_parts.h).
 #include "net/zmq_parts.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <vector>
+
+#include "runtime/errors.h"
 
 namespace pstwin::net {
 namespace {
 
-/// A message whose values section ZeroMQ sends from where it lies, until its I/O thread is done.
+/// A message whose values section ZeroMQ sends from where it lies, in parts: each part holds a
+/// share, and whichever part ZeroMQ's I/O thread is done with last gives the values back.
 struct LentMessage {
+  LentMessage(std::shared_ptr<SpareValues> spare_values, Message message)
+      : spare(std::move(spare_values)), msg(std::move(message)) {}
+  LentMessage(const LentMessage&) = delete;
+  LentMessage& operator=(const LentMessage&) = delete;
+  ~LentMessage() { spare->give(std::move(msg.values)); }
   std::shared_ptr<SpareValues> spare;
   Message msg;
 };
+using LentShare = std::shared_ptr<LentMessage>;
 
-void give_values_back(void*, void* hint) {
-  std::unique_ptr<LentMessage> lent(static_cast<LentMessage*>(hint));
-  lent->spare->give(std::move(lent->msg.values));
+void drop_share(void*, void* hint) { delete static_cast<LentShare*>(hint); }
+
+/// bytes[0..size) as parts of `chunk` bytes but the last, sent from where they lie; each part
+/// holds a share of `owner` (null: the bytes are never freed, the shared zeros).
+std::vector<zmq::message_t> chunked(const std::uint8_t* bytes, std::size_t size, std::size_t chunk,
+                                    const LentShare& owner) {
+  std::vector<zmq::message_t> parts;
+  parts.reserve((size + chunk - 1) / chunk);
+  for (std::size_t at = 0; at < size; at += chunk) {
+    auto* data = const_cast<std::uint8_t*>(bytes + at);
+    const std::size_t n = std::min(chunk, size - at);
+    if (!owner) {
+      parts.emplace_back(data, n, nullptr, nullptr);
+      continue;
+    }
+    auto share = std::make_unique<LentShare>(owner);
+    parts.emplace_back(data, n, drop_share, share.get());
+    share.release();  // ZeroMQ owns it now, and calls drop_share once the part is sent
+  }
+  return parts;
 }
 
 /// A pool buffer lent to ZeroMQ until its I/O thread has sent it.
@@ -77,7 +106,7 @@ const std::uint8_t* values_to_send(const Message& msg) {
 }
 
 OutgoingParts split_for_zmq(Message msg, FrameChecksum checksum, const std::shared_ptr<FramePool>& frames,
-                            const std::shared_ptr<SpareValues>& spare) {
+                            const std::shared_ptr<SpareValues>& spare, std::size_t chunk_bytes) {
   const std::size_t values_size = values_section_size(msg);
   const std::size_t head_size = encoded_size(msg) - values_size;
   OutgoingParts parts;
@@ -87,18 +116,18 @@ OutgoingParts split_for_zmq(Message msg, FrameChecksum checksum, const std::shar
     parts.head = part_of(head_size, frames, [&](std::uint8_t* out) {
       encode_split_into(msg, out, head_size, values, checksum);
     });
-    auto lent = std::make_unique<LentMessage>(LentMessage{spare, std::move(msg)});
-    parts.values.rebuild(const_cast<std::uint8_t*>(values), values_size, give_values_back, lent.get());
-    lent.release();  // ZeroMQ owns it now, and calls give_values_back once the part is sent
+    parts.values = chunked(values, values_size, chunk_bytes,
+                           std::make_shared<LentMessage>(spare, std::move(msg)));
     return parts;
   }
   values = values_to_send(msg);
   if (values_size >= kLentPartBytes && values != nullptr) {
     // Virtual values only: the shared zeros, which nothing frees.
-    parts.values.rebuild(const_cast<std::uint8_t*>(values), values_size, nullptr, nullptr);
+    parts.values = chunked(values, values_size, chunk_bytes, nullptr);
   } else if (values_size > 0) {
-    parts.values = part_of(values_size, frames, [&](std::uint8_t* out) { write_values_section(msg, out); });
-    values = static_cast<const std::uint8_t*>(parts.values.data());
+    // Small, or mixed stored and virtual values (rare): written out, in one part.
+    parts.values.push_back(part_of(values_size, frames, [&](std::uint8_t* out) { write_values_section(msg, out); }));
+    values = static_cast<const std::uint8_t*>(parts.values.back().data());
   }
   parts.head = part_of(head_size, frames, [&](std::uint8_t* out) {
     encode_split_into(msg, out, head_size, values, checksum);
@@ -107,11 +136,78 @@ OutgoingParts split_for_zmq(Message msg, FrameChecksum checksum, const std::shar
   return parts;
 }
 
+std::size_t values_bytes(const ReceivedParts& parts) {
+  std::size_t total = 0;
+  for (const zmq::message_t& part : parts.values) total += part.size();
+  return total;
+}
+
+void check_value_parts(const ReceivedParts& parts) {
+  const std::size_t count = parts.values.size();
+  if (count > kMaxValueParts)
+    throw ProtocolError("decode: " + std::to_string(count) + " values parts, more than the " +
+                        std::to_string(kMaxValueParts) + " a message may have");
+  if (count == 0) return;
+  const std::size_t first = parts.values[0].size();
+  const auto name = [&](std::size_t i) {
+    return "values part " + std::to_string(i + 1) + " of " + std::to_string(count) + " is " +
+           std::to_string(parts.values[i].size()) + " bytes";
+  };
+  if (first == 0) throw ProtocolError("decode: " + name(0) + ": a part is never empty");
+  if (count > 1 && first % sizeof(float) != 0)
+    throw ProtocolError("decode: " + name(0) + ", not a whole number of values, and more follow");
+  for (std::size_t i = 1; i + 1 < count; ++i)
+    if (parts.values[i].size() != first)
+      throw ProtocolError("decode: " + name(i) + " but part 1 is " + std::to_string(first) +
+                          ": every part but the last is as long as the first (a part lost or cut off?)");
+  const std::size_t last = parts.values[count - 1].size();
+  if (count > 1 && (last == 0 || last > first))
+    throw ProtocolError("decode: " + name(count - 1) + " but part 1 is " + std::to_string(first) +
+                        ": the last part is 1 to " + std::to_string(first) + " bytes");
+}
+
 void decode_parts(const ReceivedParts& parts, Message& into, std::size_t max_bytes, std::uint64_t max_range_keys,
-                  FrameChecksum checksum) {
-  decode_split_into(static_cast<const std::uint8_t*>(parts.head.data()), parts.head.size(),
-                    static_cast<const std::uint8_t*>(parts.values.data()), parts.values.size(), into, max_bytes,
-                    max_range_keys, checksum);
+                  FrameChecksum checksum, std::vector<float> gather) {
+  const auto* head = static_cast<const std::uint8_t*>(parts.head.data());
+  if (parts.values.size() <= 1) {
+    // One part: decoded where it lies, into the spare vector.
+    if (gather.capacity() > into.values.capacity()) into.values.swap(gather);
+    const bool any = !parts.values.empty();
+    decode_split_into(head, parts.head.size(), any ? static_cast<const std::uint8_t*>(parts.values[0].data()) : nullptr,
+                      any ? parts.values[0].size() : 0, into, max_bytes, max_range_keys, checksum);
+    return;
+  }
+  check_value_parts(parts);
+  const std::size_t total = values_bytes(parts);
+  // Before gathering anything: ZeroMQ's size limit is per part.
+  if (total > max_bytes || parts.head.size() > max_bytes - total)
+    throw ProtocolError("decode: header part of " + std::to_string(parts.head.size()) + " bytes and " +
+                        std::to_string(parts.values.size()) + " values parts of " + std::to_string(total) +
+                        " bytes in all exceed the limit of " + std::to_string(max_bytes) + " bytes");
+  if (total % sizeof(float) != 0) {
+    // Packed values of an odd length: gathered as bytes.
+    std::vector<std::uint8_t> bytes;
+    bytes.reserve(total);
+    for (const zmq::message_t& part : parts.values)
+      bytes.insert(bytes.end(), static_cast<const std::uint8_t*>(part.data()),
+                   static_cast<const std::uint8_t*>(part.data()) + part.size());
+    decode_split_into(head, parts.head.size(), bytes.data(), bytes.size(), into, max_bytes, max_range_keys, checksum);
+    return;
+  }
+  // Gathered in wire order into one vector, which plain float32 values then become (no second copy).
+  gather.clear();
+  gather.reserve(total / sizeof(float));
+  for (const zmq::message_t& part : parts.values) {
+    const std::size_t at = gather.size(), n = part.size() / sizeof(float);
+    if (reinterpret_cast<std::uintptr_t>(part.data()) % alignof(float) == 0) {
+      const auto* first = static_cast<const float*>(part.data());
+      gather.insert(gather.end(), first, first + n);  // within the capacity reserved: no fill, one copy
+    } else {
+      gather.resize(at + n);
+      std::memcpy(gather.data() + at, part.data(), part.size());
+    }
+  }
+  decode_split_adopting(head, parts.head.size(), gather, into, max_bytes, max_range_keys, checksum);
 }
 
 }  // namespace pstwin::net

@@ -38,7 +38,9 @@
 // same in both forms: of the whole frame's bytes before it, in frame order (encode_split_into).
 // Version 6 frames are byte for byte version 5's; the version changed because ZeroMQ peers now
 // send two parts, which a version 5 node would refuse message by message rather than at
-// registration.
+// registration. Version 7 frames are byte for byte version 6's too; ZeroMQ peers now send a long
+// values part as several parts of up to 1 MiB (net/zmq_parts.h), whose concatenation is the
+// values part, which a version 6 node would refuse message by message.
 // Version 5 adds two things to version 4's frames:
 // - compressed values: byte 76 (reserved and 0 in version 4) names the value format and the
 //   values section then holds the packed bytes (runtime/packed_values.h; a frame with format 0
@@ -64,7 +66,7 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 6;
+inline constexpr std::uint8_t kWireVersion = 7;
 /// Size of the fixed part, before the keys.
 inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).

@@ -51,22 +51,25 @@ TEST(RouterReceive, ReturnsNothingWhenTheTimeIsUp) {
   EXPECT_FALSE(receive_routed(p.router, 0.0004).has_value());  // rounded up to 1 ms, still empty
 }
 
-TEST(RouterReceive, CountsExtraFramesAndKeepsTheFirstTwo) {
+TEST(RouterReceive, KeepsUpToMaxFramesAndCountsTheRest) {
   Pair p;
   p.dealer.send(zmq::str_buffer("first"), zmq::send_flags::sndmore);
   p.dealer.send(zmq::str_buffer("second"), zmq::send_flags::sndmore);
   p.dealer.send(zmq::str_buffer("third"), zmq::send_flags::sndmore);
   p.dealer.send(zmq::str_buffer("fourth"), zmq::send_flags::none);
   p.dealer.send(zmq::str_buffer("next"), zmq::send_flags::none);
-  auto m = receive_routed(p.router, kAnHour);
+  auto m = receive_routed(p.router, kAnHour, 3);
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->payload.to_string(), "first");
-  EXPECT_EQ(m->second.to_string(), "second");
+  ASSERT_EQ(m->rest.size(), 2u);  // max_frames 3: the fourth frame is counted, not kept
+  EXPECT_EQ(m->rest[0].to_string(), "second");
+  EXPECT_EQ(m->rest[1].to_string(), "third");
   EXPECT_EQ(m->frames, 4u);
   // The extra frames were consumed: the next receive is the next message.
   auto next = receive_routed(p.router, kAnHour);
   ASSERT_TRUE(next.has_value());
   EXPECT_EQ(next->payload.to_string(), "next");
+  EXPECT_TRUE(next->rest.empty());
   EXPECT_EQ(next->frames, 1u);
 }
 
