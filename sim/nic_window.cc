@@ -173,6 +173,10 @@ void NicSenders::run_nic(Nic& nic) {
       // The role rang (the loop posts a new receive), or a receiver finished while its transfer
       // was under way.
       drop_failed(nic.in_flight);
+      // A ring wakes the NIC at once, before the role has sent the rest of its burst, which the
+      // NIC must see whole to order it (below). An execution of 0 flops ends at the same
+      // simulated time but only once every actor has run as far as it can, the role included.
+      if (nic.rung) sg4::this_actor::execute(0);
       continue;
     }
     if (done == static_cast<ssize_t>(waiting.size()) - 2) {
