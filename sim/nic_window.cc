@@ -90,14 +90,12 @@ void NicSenders::send(NodeId from, NodeId to, Message msg, std::uint64_t bytes) 
 
 void NicSenders::wake(Nic& nic) {
   // A NIC with every slot taken starts the next message when one frees; one with a free slot is
-  // waiting and must be woken, in no simulated time. SimGrid 3.32 has no condition variable or
-  // semaphore an actor can wait on together with its transfers, and a message to the node's own
-  // host costs two link latencies in a star (SimGrid routes it up and down the host's link; it
-  // did, and made every windowed message that much later than the exact model's). A cancelled
-  // suspended execution wakes a wait_any at once but breaks SimGrid when the daemon is killed
-  // at the end. So the role matches the doorbell's posted receive and cancels that transfer at
-  // once: it fails at the current time, still in its latency, and the actor's wait_any ends
-  // with a NetworkFailureException. An actor that is awake looks at the queue before it waits.
+  // waiting and must be woken, in no simulated time. SimGrid 3.32 has no condition variable an
+  // actor can wait on beside its transfers, and a message to the node's own host costs two link
+  // latencies in a star (up and down the host's link). So the role matches the doorbell's posted
+  // receive and cancels that transfer at once: it fails at the current time, still in its
+  // latency, and the actor's wait_any ends with an exception. An actor that is awake looks at
+  // the queue before it waits. See docs/DESIGN.md, "NIC windows", for what else was tried.
   if (nic.awake || nic.rung || nic.queue.empty() || nic.busy() >= window_) return;
   nic.rung = true;
   nic.doorbell->put_async(&kick_token, 0)->cancel();
@@ -173,9 +171,9 @@ void NicSenders::run_nic(Nic& nic) {
       // The role rang (the loop posts a new receive), or a receiver finished while its transfer
       // was under way.
       drop_failed(nic.in_flight);
-      // A ring wakes the NIC at once, before the role has sent the rest of its burst, which the
-      // NIC must see whole to order it (below). An execution of 0 flops ends at the same
-      // simulated time but only once every actor has run as far as it can, the role included.
+      // A ring wakes the NIC at once, before the role has queued the rest of its burst, which
+      // the rotation above must see whole. An execution of 0 flops ends at the same simulated
+      // time, but only once every actor has run as far as it can, the role included.
       if (nic.rung) sg4::this_actor::execute(0);
       continue;
     }
