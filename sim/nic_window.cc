@@ -15,7 +15,7 @@ namespace pstwin {
 
 namespace {
 
-// What a kick carries: nothing; its arrival wakes the NIC actor to start what was queued.
+// What a kick or a doorbell's ring carries: nothing; it only wakes the NIC actor.
 int kick_token = 0;
 
 /// Drops from `comms` those that failed or were cancelled (a receiver that finished cancels
@@ -41,8 +41,15 @@ struct NicSenders::Nic {
   std::size_t rotation = 0;              // where this NIC's rotation of receivers starts
   std::vector<sg4::CommPtr> in_flight;   // put on a receiver's mailbox
   std::uint32_t backlogged = 0;          // in a receiver's backlog or started by the receiver
-  sg4::Mailbox* kick = nullptr;          // the role wakes its NIC actor through it
-  bool kicked = false;                   // a kick is on its way: no need for another
+  sg4::Mailbox* kick = nullptr;          // receivers acknowledge backlogged transfers through it
+  bool kicked = false;                   // an acknowledgement is on its way: no need for another
+  // The role wakes its NIC actor through its doorbell, a receive the actor keeps posted on a
+  // mailbox of its own and waits on with its transfers (see NicSenders::wake).
+  sg4::Mailbox* doorbell = nullptr;
+  sg4::CommPtr bell;                     // the posted receive; null until the actor first waits
+  int* bell_payload = nullptr;           // never written: a ring fails the receive
+  bool rung = false;                     // bell failed; the actor has not yet posted another
+  bool awake = true;                     // not blocked in its wait: it will see the queue anyway
   sg4::ActorPtr actor;
   std::size_t busy() const { return in_flight.size() + backlogged; }
 };
@@ -57,6 +64,7 @@ NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& m
     nic->node = static_cast<NodeId>(n);
     const std::string name = "nic-" + hosts[n]->get_name() + "-" + std::to_string(n);
     nic->kick = sg4::Mailbox::by_name(name);
+    nic->doorbell = sg4::Mailbox::by_name(name + "-doorbell");
     // Golden-ratio spacing: consecutive senders start their rotations far apart, evenly.
     const double golden = 0.6180339887498949 * static_cast<double>(n);
     nic->rotation = static_cast<std::size_t>((golden - std::floor(golden)) * static_cast<double>(hosts.size()));
@@ -82,9 +90,19 @@ void NicSenders::send(NodeId from, NodeId to, Message msg, std::uint64_t bytes) 
 
 void NicSenders::wake(Nic& nic) {
   // A NIC with every slot taken starts the next message when one frees; one with a free slot is
-  // waiting and must be woken. The kick is a message of 0 bytes (from the role: loopback, no
-  // simulated time; from a receiver that freed a slot: one network latency, an acknowledgement),
-  // because a SimGrid wait cannot also wait on a condition variable.
+  // waiting and must be woken, in no simulated time. SimGrid 3.32 has no condition variable an
+  // actor can wait on beside its transfers, and a message to the node's own host costs two link
+  // latencies in a star (up and down the host's link). So the role matches the doorbell's posted
+  // receive and cancels that transfer at once: it fails at the current time, still in its
+  // latency, and the actor's wait_any ends with an exception. An actor that is awake looks at
+  // the queue before it waits. See docs/DESIGN.md, "NIC windows", for what else was tried.
+  if (nic.awake || nic.rung || nic.queue.empty() || nic.busy() >= window_) return;
+  nic.rung = true;
+  nic.doorbell->put_async(&kick_token, 0)->cancel();
+}
+
+void NicSenders::acknowledge(Nic& nic) {
+  // A 0-byte message from the receiver's host: one network latency, as a TCP acknowledgement.
   if (nic.kicked || nic.queue.empty() || nic.busy() >= window_) return;
   nic.kicked = true;
   nic.kick->put_init(&kick_token, 0)->detach();
@@ -110,7 +128,7 @@ sg4::ActorPtr NicSenders::nic_actor(NodeId node) const { return nics_.at(node)->
 void NicSenders::backlogged_done(NodeId from) {
   Nic& nic = *nics_[from];
   --nic.backlogged;
-  wake(nic);
+  acknowledge(nic);
 }
 
 void NicSenders::run_nic(Nic& nic) {
@@ -119,6 +137,11 @@ void NicSenders::run_nic(Nic& nic) {
   std::vector<sg4::CommPtr> waiting;
   const std::size_t nodes = mailboxes_.size();
   for (;;) {
+    nic.awake = true;
+    if (!nic.bell || nic.rung) {
+      nic.bell = nic.doorbell->get_async<int>(&nic.bell_payload);
+      nic.rung = false;
+    }
     // What the role sent since the NIC last looked is one burst (roles send without yielding).
     // Its receivers are served in a rotation that starts at a place of this sender's own, so
     // that senders do not all serve the same receiver first; see docs/DESIGN.md, "NIC windows".
@@ -134,16 +157,27 @@ void NicSenders::run_nic(Nic& nic) {
       --nic.ordered;
       release(nic.node, out.to, out.msg, out.bytes);
     }
+    // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as
+    // the actor was awake. From this check to the wait nothing yields.
+    if (nic.busy() < window_ && !nic.queue.empty()) continue;
     waiting = nic.in_flight;
     waiting.push_back(kick);
+    waiting.push_back(nic.bell);
     ssize_t done = -1;
+    nic.awake = false;
     try {
       done = sg4::Comm::wait_any(waiting);
     } catch (const simgrid::Exception&) {
-      drop_failed(nic.in_flight);  // the receiver finished while its transfer was under way
+      // The role rang (the loop posts a new receive), or a receiver finished while its transfer
+      // was under way.
+      drop_failed(nic.in_flight);
+      // A ring wakes the NIC at once, before the role has queued the rest of its burst, which
+      // the rotation above must see whole. An execution of 0 flops ends at the same simulated
+      // time, but only once every actor has run as far as it can, the role included.
+      if (nic.rung) sg4::this_actor::execute(0);
       continue;
     }
-    if (done == static_cast<ssize_t>(waiting.size()) - 1) {
+    if (done == static_cast<ssize_t>(waiting.size()) - 2) {
       nic.kicked = false;
       kick = nic.kick->get_async<int>(&kick_payload);
     } else {

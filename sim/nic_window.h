@@ -73,9 +73,14 @@ class NicSenders {
   /// Puts `msg` on `to`'s mailbox from the calling NIC actor, or backlogs it (see the class).
   void release(NodeId from, NodeId to, Message* msg, std::uint64_t bytes);
   /// A transfer the receiver started from its backlog has ended (arrived or dropped): frees its
-  /// sender's slot and wakes that NIC if messages wait for one.
+  /// sender's slot and acknowledges it to that NIC if messages wait for one.
   void backlogged_done(NodeId from);
+  /// From the node's own role: wakes its NIC actor, if it waits with a free slot, in no simulated
+  /// time (rings its doorbell).
   void wake(Nic& nic);
+  /// From a receiver: wakes the sender's NIC actor, if messages wait for a slot, after one network
+  /// latency (a 0-byte message from the receiver's host).
+  void acknowledge(Nic& nic);
 
   std::uint32_t window_;
   std::vector<simgrid::s4u::Mailbox*> mailboxes_;

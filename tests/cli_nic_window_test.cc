@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
+#include <string>
 
 #include "tests/sim_test_support.h"
 
@@ -68,6 +70,70 @@ TEST(NicWindow, AWindowSmallerThanTheServersKeepsBspResultsAndEveryMessage) {
   EXPECT_TRUE(summary["completed"].get<bool>()) << summary.dump();
   EXPECT_EQ(summary["messages_sent"], read_json(exact_out + "/bsp/summary.json")["messages_sent"]);
   EXPECT_EQ(sha_of(windowed_out, "bsp"), sha_of(exact_out, "bsp"));
+}
+
+/// Simulated seconds per clock between the evaluations at clocks `from` and `to` of a run's
+/// metrics.csv (both must be there).
+double seconds_per_clock_between(const std::string& variant_dir, int from, int to) {
+  std::istringstream lines(read_file(variant_dir + "/metrics.csv"));
+  std::string line;
+  std::getline(lines, line);  // header: time_s,clock,...
+  double from_t = -1, to_t = -1;
+  while (std::getline(lines, line)) {
+    const double t = std::stod(line.substr(0, line.find(',')));
+    const int clock = std::stoi(line.substr(line.find(',') + 1));
+    if (clock == from) from_t = t;
+    if (clock == to) to_t = t;
+  }
+  EXPECT_GE(from_t, 0) << variant_dir << ": no evaluation at clock " << from;
+  EXPECT_GE(to_t, 0) << variant_dir << ": no evaluation at clock " << to;
+  return (to_t - from_t) / (to - from);
+}
+
+// One worker, one server, 1 ms links: a BSP round is the worker's push, one way, then the
+// server's reply, one way, nothing shared. Each way crosses two links: 2 x 1 ms of latency (CM02
+// applies no latency factor) plus about 4.1 kB (1,000 values, a frame) at 10 Gbit/s, 3.3 us; the
+// compute (1e6 flop at 10 Tflop/s) is 0.1 us. So 2 x 2.004 = 4.008 ms a round, however the NICs
+// queue, since a window of 1 holds one message and each NIC has one at a time. The NIC actor's
+// wake-up must cost nothing: a 0-byte message to its own host cost 2 x 1 ms more each way
+// (8.008 ms a round). Clocks 5 to 15 are the steady state: at the start and the end the nodes'
+// messages to the scheduler share a NIC with a push or a reply, which a window of 1 serialises.
+TEST(NicWindow, ALonePushAndPullTakeTheExactModelsTimeUnderEitherWindow) {
+  auto s = synthetic_scenario(1e3, 1e6);
+  s["cluster"]["workers"] = 1;
+  s["cluster"]["servers"] = 1;
+  for (const char* group : {"worker", "server"}) s["cluster"][group]["link"] = {{"bandwidth", "10Gbps"}, {"latency", "1ms"}};
+  s["training"]["iterations"] = 20;
+  s["training"]["eval_every"] = 5;
+  s["simulation"]["cfg"] = {"network/model:CM02", "network/crosstraffic:0"};
+  constexpr double kRound_s = 4.008e-3;
+  const double exact = seconds_per_clock_between(simulate(fresh_dir("-exact"), s) + "/bsp", 5, 15);
+  EXPECT_NEAR(exact, kRound_s, 0.001 * kRound_s);
+  for (const char* window : {"nic_window", "nic_send_window"}) {
+    auto windowed = s;
+    windowed["simulation"][window] = 1;
+    const double t = seconds_per_clock_between(simulate(fresh_dir(std::string("-") + window), windowed) + "/bsp", 5, 15);
+    EXPECT_NEAR(t, exact, 0.001 * exact) << window;
+  }
+}
+
+// The shipped quickstart (8 workers, 2 servers, 50 us links, where latency is most of a message's
+// time): a window as wide as a node's peers (10) has nothing to hold back, so BSP's rounds take
+// the exact model's time (within 3%; it was +56% while the wake-up cost two link latencies a
+// message) and end with its parameters.
+TEST(NicWindow, QuickstartBspRoundsTakeTheExactModelsTimeUnderAWideWindow) {
+  auto s = read_json(PSTWIN_SOURCE_DIR "/scenarios/quickstart.json");
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  s["training"]["iterations"] = 200;
+  const std::string exact_out = simulate(fresh_dir("-exact"), s);
+  const double exact = per_iteration_s(exact_out + "/bsp");
+  for (const char* window : {"nic_window", "nic_send_window"}) {
+    auto windowed = s;
+    windowed["simulation"][window] = 16;
+    const std::string out = simulate(fresh_dir(std::string("-") + window), windowed);
+    EXPECT_NEAR(per_iteration_s(out + "/bsp"), exact, 0.03 * exact) << window;
+    EXPECT_EQ(sha_of(out, "bsp"), sha_of(exact_out, "bsp")) << window;
+  }
 }
 
 TEST(NicWindow, RefusedWithFaultToleranceAndFailures) {
