@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
+#include <xbt/config.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -25,6 +27,14 @@ void drop_failed(std::vector<sg4::CommPtr>& comms) {
     const auto state = c->get_state();
     return state == sg4::Activity::State::FAILED || state == sg4::Activity::State::CANCELED;
   });
+}
+
+/// SimGrid's network/bandwidth-factor (LV08's default: 0.97), by which a lone flow's rate falls
+/// short of its link's bandwidth: with it, a slot frees when SimGrid's flow has sent its last byte.
+/// SimGrid 3.32 holds the option as a number (a string there crashes).
+double configured_bandwidth_factor() {
+  const double factor = simgrid::config::get_value<double>("network/bandwidth-factor");
+  return factor > 0 ? factor : 1.0;
 }
 
 }  // namespace
@@ -51,7 +61,11 @@ struct NicSenders::Nic {
   bool rung = false;                     // bell failed; the actor has not yet posted another
   bool awake = true;                     // not blocked in its wait: it will see the queue anyway
   sg4::ActorPtr actor;
-  std::size_t busy() const { return in_flight.size() + backlogged; }
+  // nic_send_window: when each slot frees (simulated s), the end of its message's serialisation;
+  // in_flight then holds no slot. See SerialisingSlots.
+  SerialisingSlots serialising;
+  bool fifo = false;                     // nic_send_window: no rotation, slots held by `serialising`
+  std::size_t busy() const { return fifo ? serialising.held() : in_flight.size() + backlogged; }
 };
 
 NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& mailboxes,
@@ -59,6 +73,7 @@ NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& m
     : window_(window), mailboxes_(mailboxes), hosts_(hosts), receivers_(hosts.size()) {
   if (receivers_take_all)
     for (auto& r : receivers_) r.state = Receiver::State::kTakesAll;
+  if (receivers_take_all) bandwidth_factor_ = configured_bandwidth_factor();
   for (std::size_t n = 0; n < hosts.size(); ++n) {
     auto nic = std::make_unique<Nic>();
     nic->node = static_cast<NodeId>(n);
@@ -68,6 +83,7 @@ NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& m
     // Golden-ratio spacing: consecutive senders start their rotations far apart, evenly.
     const double golden = 0.6180339887498949 * static_cast<double>(n);
     nic->rotation = static_cast<std::size_t>((golden - std::floor(golden)) * static_cast<double>(hosts.size()));
+    nic->fifo = receivers_take_all;
     Nic* self = nic.get();
     nic->actor = sg4::Actor::create(name, hosts[n], [this, self] { run_nic(*self); });
     nic->actor->daemonize();
@@ -117,10 +133,30 @@ void NicSenders::release(NodeId from, NodeId to, Message* msg, std::uint64_t byt
     // flow starts now.
     if (!takes_all) --r.unclaimed;
     nic.in_flight.push_back(mailboxes_[to]->put_async(msg, bytes));
+    if (nic.fifo) nic.serialising.hold(sg4::Engine::get_clock(), bytes, sender_bandwidth(from, to));
     return;
   }
   r.backlog.push_back({from, msg, bytes});
   ++nic.backlogged;
+}
+
+double NicSenders::sender_bandwidth(NodeId from, NodeId to) const {
+  // In a star of separate machines (the only layout windows accept) the route's first link is
+  // the sender's own: its NIC's line rate.
+  std::vector<sg4::Link*> links;
+  double latency = 0;
+  hosts_[from]->route_to(hosts_[to], links, &latency);
+  return links.empty() ? 0.0 : links.front()->get_bandwidth() * bandwidth_factor_;
+}
+
+bool NicSenders::behind_in_stream(const Nic& nic) const {
+  // A TCP connection delivers in order: a message cannot arrive before the one sent ahead of it
+  // to the same receiver, which SimGrid's flows (each on its own, a short one faster) would let
+  // it. So it waits for that one to arrive. Only nic_send_window frees slots before arrival.
+  if (!nic.fifo) return false;
+  sg4::Mailbox* to = mailboxes_[nic.queue.front().to];
+  return std::any_of(nic.in_flight.begin(), nic.in_flight.end(),
+                     [&](const sg4::CommPtr& c) { return c->get_mailbox() == to; });
 }
 
 sg4::ActorPtr NicSenders::nic_actor(NodeId node) const { return nics_.at(node)->actor; }
@@ -138,6 +174,7 @@ void NicSenders::run_nic(Nic& nic) {
   const std::size_t nodes = mailboxes_.size();
   for (;;) {
     nic.awake = true;
+    nic.serialising.release_until(sg4::Engine::get_clock());
     if (!nic.bell || nic.rung) {
       nic.bell = nic.doorbell->get_async<int>(&nic.bell_payload);
       nic.rung = false;
@@ -145,13 +182,16 @@ void NicSenders::run_nic(Nic& nic) {
     // What the role sent since the NIC last looked is one burst (roles send without yielding).
     // Its receivers are served in a rotation that starts at a place of this sender's own, so
     // that senders do not all serve the same receiver first; see docs/DESIGN.md, "NIC windows".
+    // nic_send_window leaves them first in, first out, as a process's writes to its sockets pass
+    // its qdisc.
+    if (nic.fifo) nic.ordered = nic.queue.size();
     if (nic.ordered < nic.queue.size()) {
       const auto key = [&](const Nic::Outgoing& o) { return (o.to + nodes - nic.rotation) % nodes; };
       std::stable_sort(nic.queue.begin() + static_cast<long>(nic.ordered), nic.queue.end(),
                        [&](const Nic::Outgoing& a, const Nic::Outgoing& b) { return key(a) < key(b); });
       nic.ordered = nic.queue.size();
     }
-    while (nic.busy() < window_ && !nic.queue.empty()) {
+    while (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) {
       const Nic::Outgoing out = nic.queue.front();
       nic.queue.pop_front();
       --nic.ordered;
@@ -159,14 +199,17 @@ void NicSenders::run_nic(Nic& nic) {
     }
     // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as
     // the actor was awake. From this check to the wait nothing yields.
-    if (nic.busy() < window_ && !nic.queue.empty()) continue;
+    if (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) continue;
     waiting = nic.in_flight;
     waiting.push_back(kick);
     waiting.push_back(nic.bell);
     ssize_t done = -1;
     nic.awake = false;
     try {
-      done = sg4::Comm::wait_any(waiting);
+      // A held serialisation slot wakes the actor when it frees (wait_any_for returns -1).
+      const double now = sg4::Engine::get_clock();
+      done = nic.serialising.held() > 0 ? sg4::Comm::wait_any_for(waiting, nic.serialising.next_free_s() - now)
+                                        : sg4::Comm::wait_any(waiting);
     } catch (const simgrid::Exception&) {
       // The role rang (the loop posts a new receive), or a receiver finished while its transfer
       // was under way.
@@ -177,7 +220,9 @@ void NicSenders::run_nic(Nic& nic) {
       if (nic.rung) sg4::this_actor::execute(0);
       continue;
     }
-    if (done == static_cast<ssize_t>(waiting.size()) - 2) {
+    if (done < 0) {
+      nic.serialising.release_until(sg4::Engine::get_clock());
+    } else if (done == static_cast<ssize_t>(waiting.size()) - 2) {
       nic.kicked = false;
       kick = nic.kick->get_async<int>(&kick_payload);
     } else {

@@ -14,6 +14,7 @@
 #include <simgrid/s4u/Comm.hpp>
 
 #include "runtime/message.h"
+#include "sim/serialising_slots.h"
 
 namespace simgrid::s4u {
 class Host;
@@ -30,7 +31,10 @@ namespace pstwin {
 /// SimGrid 3.32 scans and shifts on every match: W waiting pushes made a BSP round cost W^2) until
 /// the receiver has room, when the receiver starts it from the sender's host. It holds its
 /// sender's slot until it has arrived (a backlogged one: until the receiver's role takes it, as
-/// only the receiver sees that transfer end), so that both windows bound the flows.
+/// only the receiver sees that transfer end), so that both windows bound the flows. Under
+/// "nic_send_window" a NIC instead sends in the order its role sent (no rotation) and a slot
+/// frees when its message's last byte has left the sender's link (SerialisingSlots), as a real
+/// NIC's transmit queue does; propagation and reception overlap the next message.
 /// Single-threaded, as SimGrid runs actors one at a time.
 class NicSenders {
  public:
@@ -81,8 +85,15 @@ class NicSenders {
   /// From a receiver: wakes the sender's NIC actor, if messages wait for a slot, after one network
   /// latency (a 0-byte message from the receiver's host).
   void acknowledge(Nic& nic);
+  /// Whether `nic`'s next message must wait for an earlier one to the same receiver to arrive
+  /// (nic_send_window only). REQUIRES: its queue is not empty.
+  bool behind_in_stream(const Nic& nic) const;
+  /// The rate (bytes/s) at which a lone message leaves `from`'s own link on the route to `to`
+  /// (its bandwidth times SimGrid's bandwidth factor); 0 with no link.
+  double sender_bandwidth(NodeId from, NodeId to) const;
 
   std::uint32_t window_;
+  double bandwidth_factor_ = 1.0;  // nic_send_window: SimGrid's network/bandwidth-factor
   std::vector<simgrid::s4u::Mailbox*> mailboxes_;
   std::vector<simgrid::s4u::Host*> hosts_;
   std::vector<std::unique_ptr<Nic>> nics_;  // by NodeId

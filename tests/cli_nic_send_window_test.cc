@@ -58,6 +58,22 @@ TEST(NicSendWindow, BspOverlapsTheFirstWorkersPushWithTheSecondsParameters) {
   EXPECT_NEAR(sent_in_order, 3 * kMessage_s + kCompute_s, kTolerance * sent_in_order);
 }
 
+// A slot frees when its message's last byte has left the sender's link, not when it has arrived
+// (sim/serialising_slots.h): with 5 ms links (a route of l = 10 ms), the server's second reply
+// leaves at t, while the first is still propagating, and lands at 2t + l. The round is then the
+// BSP round above plus the latency out and back: 3t + c + 2l (holding the slot until the first
+// reply arrived made it 3t + c + 3l). The exact model pays 2l on top of its 4t + c too.
+TEST(NicSendWindow, TheNextMessageLeavesWhileTheLastOneIsStillPropagating) {
+  constexpr double kRoute_s = 2 * 5e-3;
+  auto s = one_server_two_workers("bsp");
+  for (const char* group : {"worker", "server"}) s["cluster"][group]["link"]["latency"] = "5ms";
+  const double exact = steady_per_iteration_s(simulate(fresh_dir("-exact"), s) + "/bsp");
+  EXPECT_NEAR(exact, 4 * kMessage_s + kCompute_s + 2 * kRoute_s, kTolerance * exact);
+  s["simulation"]["nic_send_window"] = 1;
+  const double sent_in_order = steady_per_iteration_s(simulate(fresh_dir("-fifo"), s) + "/bsp");
+  EXPECT_NEAR(sent_in_order, 3 * kMessage_s + kCompute_s + 2 * kRoute_s, kTolerance * sent_in_order);
+}
+
 TEST(NicSendWindow, RefusedWithNicWindowFaultToleranceOrOutsideAStar) {
   const std::string dir = fresh_dir();
   // validate must exit 2 naming the field and why; without SimGrid options, which it would try.
