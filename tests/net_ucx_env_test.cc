@@ -3,6 +3,7 @@
 // ZeroMQ frames (truncated, corrupt, oversize, strangers: dropped and counted).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <future>
 #include <memory>
 
@@ -158,6 +159,33 @@ TEST(UcxEnv, SplitMessagesWhosePartsDisagreeAreDroppedAndCounted) {
   ASSERT_TRUE(m) << "the good message after the bad ones did not arrive";
   EXPECT_EQ(m->values, push.values);
   EXPECT_EQ(job.server->rejected(), 3u);
+}
+
+TEST(UcxEnv, ALargeValuesPartLandsInAVectorEvenWithNoSpareHeld) {
+  // The first push of a job finds no spare values: its values go straight into a new vector all
+  // the same, not into a pool buffer that the decoder would copy from and the pool then keep.
+  auto pool = std::make_shared<FramePool>();
+  UcxDataPlane sender(kDefaultMaxMessageBytes, pool), receiver(kDefaultMaxMessageBytes, pool);
+  receiver.set_spare_values(std::make_shared<SpareValues>());
+  sender.connect(1, receiver.address_hex());
+  Message push = push_from_worker(1'000'000);
+  const std::size_t values_size = values_section_size(push);
+  Frame head = pool->acquire(encoded_size(push) - values_size);
+  const auto* values = reinterpret_cast<const std::uint8_t*>(push.values.data());
+  encode_split_into(push, head.data(), head.size, values);
+  sender.send_split(1, 2, std::move(head), values, values_size, std::move(push));
+  auto delivering = std::async(std::launch::async, [&] { return sender.wait_sent(10.0); });
+  std::optional<UcxReceived> got;
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!got && std::chrono::steady_clock::now() < give_up) got = receiver.receive();
+  EXPECT_TRUE(delivering.get());
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->error, "");
+  EXPECT_TRUE(got->split);
+  EXPECT_EQ(got->values.size, 0u) << "the values went through a pool buffer";
+  ASSERT_EQ(got->values_in_place.size(), 1'000'000u);
+  EXPECT_EQ(got->values_in_place.front(), 0.5f);
+  EXPECT_EQ(got->values_in_place.back(), 0.5f);
 }
 
 TEST(UcxEnv, OversizeMessagesAreDroppedCountedAndSaidWithTheirSizeAndSender) {
