@@ -10,6 +10,8 @@
 #
 # usage: bench/pipelined_values.sh ROUNDS NAME=BINARY [NAME=BINARY...]
 #   e.g. bench/pipelined_values.sh 5 before=/tmp/pstwin-v6 after=build/cli/pstwin
+#   MODES="ucx insecure" bench/pipelined_values.sh 5 ...  (modes: insecure, curve, ucx; default
+#   "insecure curve")
 #   (the first binary is the one ratios are taken against; each must be a whole pstwin build,
 #   since nodes of different wire versions refuse each other)
 set -euo pipefail
@@ -23,6 +25,18 @@ for arg in "$@"; do
   names+=("${arg%%=*}"); bins+=("${arg#*=}")
   [ -x "${arg#*=}" ] || { echo "$arg: not an executable" >&2; exit 2; }
 done
+# MODES (default "insecure curve"): ZeroMQ --insecure, ZeroMQ under CURVE, and ucx (--transport
+# ucx --insecure: servers and workers over UCX, shared memory here).
+read -r -a modes <<<"${MODES:-insecure curve}"
+mode_flags() {
+  case $1 in
+    insecure) echo --transport zmq --insecure ;;
+    curve) echo --transport zmq ;;
+    ucx) echo --transport ucx --insecure ;;
+    *) echo "MODES: unknown mode '$1' (insecure, curve, ucx)" >&2; exit 2 ;;
+  esac
+}
+for mode in "${modes[@]}"; do mode_flags "$mode" >/dev/null || exit 2; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/base.json" <<'JSON'
@@ -41,7 +55,7 @@ run_ms() {  # binary transport-flags...
   local bin=$1; shift
   local out="$work/run-$RANDOM$RANDOM"
   # A run that fails (on a loaded machine, mostly a node slow to start) is said and left out.
-  "$bin" launch "$work/base.json" --transport zmq "$@" --connect-timeout 120 --out "$out" >"$out.log" 2>&1 ||
+  "$bin" launch "$work/base.json" "$@" --connect-timeout 120 --out "$out" >"$out.log" 2>&1 ||
     { echo "run failed, left out: $bin $*: $(grep -m1 -i -e error -e 'only .* registered' "$out.log")" >&2; return 0; }
   /usr/bin/python3 - "$out/asp/metrics.csv" <<'PY'
 import csv, sys
@@ -53,8 +67,8 @@ PY
 
 n=${#bins[@]}
 for r in $(seq 1 "$rounds"); do
-  for mode in insecure curve; do
-    flags=(); [ $mode = insecure ] && flags=(--insecure)
+  for mode in "${modes[@]}"; do
+    flags=($(mode_flags $mode))
     for k in $(seq 0 $((n - 1))); do
       i=$(((k + r) % n))  # rotate the order each round
       ms=$(run_ms "${bins[$i]}" "${flags[@]}")
@@ -64,12 +78,12 @@ for r in $(seq 1 "$rounds"); do
   echo "round $r of $rounds done" >&2
 done
 
-/usr/bin/python3 - "$work/times.txt" "${names[@]}" <<'PY'
+/usr/bin/python3 - "$work/times.txt" "${modes[*]}" "${names[@]}" <<'PY'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
-names = sys.argv[2:]
+names = sys.argv[3:]
 print(f"{'transport':<10} {'binary':<12} {'median ms':>10} {'vs ' + names[0]:>10}   runs (ms, push + pull of 10M values)")
-for mode in ("insecure", "curve"):
+for mode in sys.argv[2].split():
     med = {n: statistics.median([float(r[2]) for r in rows if r[0] == mode and r[1] == n] or [float("nan")])
            for n in names}
     for n in names:
@@ -81,14 +95,14 @@ PY
 # 40 MB of parameters (bench/transports.sh, "peak memory").
 peak_kb() {  # binary parameters transport-flags...
   local bin=$1 p=$2; shift 2
-  /usr/bin/time -v "$bin" launch "$work/base.json" --transport zmq "$@" --out "$work/mem-$RANDOM" \
+  /usr/bin/time -v "$bin" launch "$work/base.json" "$@" --out "$work/mem-$RANDOM" \
     --set /model/parameters="$p" >/dev/null 2>"$work/mem.log" || { cat "$work/mem.log" >&2; exit 1; }
   sed -n 's/.*Maximum resident set size (kbytes): //p' "$work/mem.log"
 }
 echo
 for i in $(seq 0 $((n - 1))); do
-  for mode in insecure curve; do
-    flags=(); [ $mode = insecure ] && flags=(--insecure)
+  for mode in "${modes[@]}"; do
+    flags=($(mode_flags $mode))
     big=$(peak_kb "${bins[$i]}" 10000000 "${flags[@]}"); small=$(peak_kb "${bins[$i]}" 1000 "${flags[@]}")
     awk -v b="${names[$i]}" -v m=$mode -v big="$big" -v small="$small" 'BEGIN { printf "peak memory, %s, %s: %.0f MB, %.2f x the 40 MB of parameters\n", b, m, big / 1024, (big - small) * 1024 / 40e6 }'
   done

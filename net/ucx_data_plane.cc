@@ -277,8 +277,13 @@ void* UcxDataPlane::start_receive(void* message, std::size_t length, std::size_t
 
 void* UcxDataPlane::start_values_receive(void* message, std::size_t length, std::size_t limit,
                                          UcxReceived& into, bool& oversize) {
-  if (spare_ && length <= limit && length % sizeof(float) == 0 && length > 0)
+  if (spare_ && length <= limit && length % sizeof(float) == 0 && length > 0) {
     into.values_in_place = spare_->take_sized(length / sizeof(float));
+    // None held (the first messages): a new vector all the same. Zero-filling it costs a pass,
+    // but a pool buffer would cost a copy into the message's vector afterwards, and hold a
+    // second copy of the values, in the pool, for the rest of the job.
+    if (into.values_in_place.empty()) into.values_in_place.resize(length / sizeof(float));
+  }
   if (into.values_in_place.empty()) return start_receive(message, length, limit, into.values, oversize);
   // Into the memory the role will read them from: no copy out of a pool buffer afterwards.
   ucp_request_param_t param{};

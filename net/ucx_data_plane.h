@@ -27,9 +27,10 @@ struct UcxReceived {
   /// back to the pool once decoded); otherwise `bytes` is a whole frame.
   bool split = false;
   Frame values;
-  /// A split message's values part taken straight into a vector from the node's spare values
-  /// (set_spare_values), when its length is a whole number of floats and one is held: then `values`
-  /// stays empty and this holds the part's bytes (decode it with decode_split_adopting, runtime/codec.h).
+  /// A split message's values part taken straight into a vector, one of the node's spare values
+  /// or else a new one, when spare values are set (set_spare_values) and its length is a whole
+  /// number of floats: then `values` stays empty and this holds the part's bytes (decode it with
+  /// decode_split_adopting, runtime/codec.h).
   std::vector<float> values_in_place;
   std::string error;  ///< "1073741900 bytes, over the 1073741824-byte limit", a UCX error, ...
 };
@@ -138,8 +139,8 @@ class UcxDataPlane {
   /// truncates it to when it is over `limit`; returns the request.
   void* start_receive(void* message, std::size_t length, std::size_t limit, Frame& into, bool& oversize);
   /// Starts receiving a split message's values part `message` (length `length`, within `limit`)
-  /// straight into a spare values vector when it is a whole number of floats and one is held
-  /// (set_spare_values), else as start_receive() does; returns the request.
+  /// straight into a spare values vector, or a new one, when it is a whole number of floats and
+  /// spare values are set (set_spare_values), else as start_receive() does; returns the request.
   void* start_values_receive(void* message, std::size_t length, std::size_t limit, UcxReceived& into,
                              bool& oversize);
   /// Gives a finished send's buffers back.

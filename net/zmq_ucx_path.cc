@@ -4,6 +4,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "net/ucx_checksum.h"
 #include "net/ucx_data_plane.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
@@ -23,6 +24,9 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
       std::cerr << "pstwin: UCX: cannot connect to node " << to << " (" << why
                 << "; its process is gone?); messages to it are dropped\n";
   }
+  // Between nodes of one machine no checksum: two of a message's four passes over its bytes, and
+  // the largest cost of a large push (DESIGN.md, "UCX on one machine").
+  const FrameChecksum checksum = ucx_frame_checksum(book_[self_], book_[to]);
   const std::size_t values_size = values_section_size(msg);
   const std::uint8_t* values = values_to_send(msg);
   if (values_size >= kLentPartBytes && values != nullptr) {
@@ -30,7 +34,7 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
     // shared zeros: a large message by rendezvous, so the receiver pulls them from here.
     const std::size_t head_size = encoded_size(msg) - values_size;
     Frame head = frames_->acquire(head_size);
-    encode_split_into(msg, head.data(), head_size, values, data_checksum());
+    encode_split_into(msg, head.data(), head_size, values, checksum);
     ucx_->send_split(to, self_, std::move(head), values, values_size, std::move(msg));
     return;
   }
@@ -38,7 +42,7 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
   // which UCX sends from and gives back once done.
   const std::size_t size = encoded_size(msg);
   Frame frame = frames_->acquire(size);
-  encode_into(msg, frame.data(), size, data_checksum());
+  encode_into(msg, frame.data(), size, checksum);
   ucx_->send(to, self_, std::move(frame));
   spare_->give(std::move(msg.values));
 }
@@ -80,19 +84,20 @@ std::optional<Message> ZmqEnv::receive_over_ucx() {
       continue;
     }
     const auto sender = static_cast<NodeId>(got->tag);
+    const FrameChecksum checksum = ucx_frame_checksum(book_[self_], book_[sender]);
     Message m;
     const bool in_place = got->split && !got->values_in_place.empty();
     if (!in_place) m.values = spare_->take((got->split ? got->values.size : got->bytes.size) / sizeof(float));
     try {
       if (in_place)
         decode_split_adopting(got->bytes.data(), got->bytes.size, got->values_in_place, m,
-                              options_.max_message_bytes, options_.max_range_keys, data_checksum());
+                              options_.max_message_bytes, options_.max_range_keys, checksum);
       else if (got->split)
         decode_split_into(got->bytes.data(), got->bytes.size, got->values.data(), got->values.size, m,
-                          options_.max_message_bytes, options_.max_range_keys, data_checksum());
+                          options_.max_message_bytes, options_.max_range_keys, checksum);
       else
         decode_into(got->bytes.data(), got->bytes.size, m, options_.max_message_bytes, options_.max_range_keys,
-                    data_checksum());
+                    checksum);
     } catch (const ProtocolError& e) {
       frames_->release(std::move(got->bytes));
       frames_->release(std::move(got->values));

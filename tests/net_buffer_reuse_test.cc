@@ -10,6 +10,7 @@
 #include "net/frame_pool.h"
 #include "net/ucx_data_plane.h"
 #include "net/inproc_env.h"
+#include "net/span_forwarding.h"
 #include "net/zmq_env.h"
 #include "runtime/codec.h"
 #include "tests/null_sink.h"
@@ -90,6 +91,24 @@ TEST(BufferReuse, InprocHandsTheSendersValuesOverWithoutACopy) {
   // Counted as the codec sizes it, as if it had been encoded.
   EXPECT_EQ(net.bytes_sent(), size);
   EXPECT_EQ(net.messages_sent(), 1u);
+}
+
+TEST(BufferReuse, ALaunchedRolesRecycledValuesReachItsNodesTransport) {
+  // A launched server or worker runs in a SpanForwardingEnv around its node's env: the vectors
+  // it recycles must come back from the node's spare values, where its transport receives the
+  // next message (the memory of a pull reply is the next one's).
+  InprocNetwork net(2);
+  NullSink sink;
+  const JobLayout layout{1, 0};
+  InprocEnv node(net, layout, 1, 7, sink, std::chrono::steady_clock::now());
+  SpanForwardingEnv role_env(node);
+  std::vector<float> done(300'000, 1.0f);
+  const float* memory = done.data();
+  role_env.recycle_values(std::move(done));
+  const std::vector<float> next = node.reusable_values(300'000);
+  EXPECT_EQ(next.data(), memory) << "the recycled vector did not reach the node";
+  node.recycle_values(std::vector<float>(200'000));
+  EXPECT_EQ(role_env.reusable_values(200'000).capacity(), 200'000u) << "nor does the node's reach the role";
 }
 
 TEST(BufferReuse, ZmqValuesNeverLeakFromOneClockIntoTheNext) {
