@@ -1,10 +1,12 @@
-// Why: glibc serves every block of 32 MB or more with its own mmap and unmaps it on free. A
-// 10M-value push is 40 MB, so each message ZeroMQ receives, each one UCX stages and each buffer
-// CURVE encrypts into was fresh memory, faulted in page by page (10,000 faults a message): a
-// node spent more time there than moving the bytes. With the threshold above every message size
-// such blocks come from the heap and are reused, and a high trim threshold keeps the heap from
-// being handed back between two messages. The peak memory this costs is measured in
-// bench/transports.sh (README, "Transport benchmark").
+// Why: glibc serves large blocks with their own mmap and unmaps them on free (from 128 KiB up,
+// the bound rising to 32 MB as such blocks are freed). Each part libzmq receives (1 MiB, wire
+// version 7) and each buffer CURVE encrypts into would then be fresh memory, faulted in page by
+// page: a node spent more time there than moving the bytes. With the threshold above a part's
+// size such blocks come from the heap and are reused, and a high trim threshold keeps the heap
+// from being handed back between two messages. The threshold was once 1 GiB, above whole 40 MB
+// messages; since values travel in parts and the large vectors are pooled (net/spare_values.h),
+// it only keeps a freed 40 MB vector resident, so it came down (bench/transports.sh measures the
+// peak memory: README, "Transport benchmark").
 #include "cli/allocator_tuning.h"
 
 #include <malloc.h>
@@ -14,8 +16,14 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "net/zmq_parts.h"
+
 namespace pstwin::cli {
 namespace {
+
+// A part as libzmq allocates it (its bytes and a small header) must come from the heap.
+static_assert(static_cast<std::size_t>(kTunedMmapThresholdBytes) >= 2 * net::kValueChunkBytes,
+              "the mmap threshold must stay above the values part size");
 
 // Whether `text` is a number as glibc reads a MALLOC_*_ variable: decimal digits, or 0x and hex
 // digits. Anything else glibc ignores without a word.

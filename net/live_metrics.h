@@ -86,6 +86,10 @@ class ObservedEnv : public Env {
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   double compute_s() const override { return inner_.compute_s(); }
   CheckpointStore* checkpoints() override { return inner_.checkpoints(); }
+  // Forwarded, or the node's spare values would never be fed: every large message received
+  // would then take a fresh allocation (DESIGN.md, "The hot path").
+  std::vector<float> reusable_values(std::size_t n) override { return inner_.reusable_values(n); }
+  void recycle_values(std::vector<float> values) override { inner_.recycle_values(std::move(values)); }
 
  private:
   Env& inner_;
