@@ -3,6 +3,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -22,10 +23,36 @@ constexpr std::size_t kMaxTracked = 65536;
 pid_t g_children[kMaxTracked];
 std::atomic<std::size_t> g_child_count{0};
 
+// How long a stopped launcher waits for its children to write what they have and end: a
+// scheduler writes its summary within a fraction of a second; one still alive then is killed.
+constexpr int kChildrenGraceMs = 10000;
+
 extern "C" void stop_children_and_die(int sig) {
+  const int saved_errno = errno;
   const std::size_t n = g_child_count.load();
+  // The user's own signal, so that the job says "stopped by SIGINT" when that is what was sent.
   for (std::size_t i = 0; i < n; ++i)
-    if (g_children[i] > 0) kill(g_children[i], SIGTERM);
+    if (g_children[i] > 0) kill(g_children[i], sig);
+  // Until they end (bounded): the launcher's lock on OUT must outlive every writer into OUT.
+  // Only async-signal-safe calls here: waitpid, nanosleep, kill.
+  for (int waited_ms = 0;; waited_ms += 10) {
+    bool alive = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (g_children[i] <= 0) continue;
+      const pid_t r = waitpid(g_children[i], nullptr, WNOHANG);
+      if (r == 0) alive = true;
+      else g_children[i] = -1;  // ended now, or reaped before (ECHILD)
+    }
+    if (!alive) break;
+    if (waited_ms >= kChildrenGraceMs) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (g_children[i] > 0) kill(g_children[i], SIGKILL);
+      break;
+    }
+    const timespec tick{0, 10 * 1000 * 1000};
+    nanosleep(&tick, nullptr);
+  }
+  errno = saved_errno;
   signal(sig, SIG_DFL);
   raise(sig);
 }

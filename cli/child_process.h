@@ -35,8 +35,10 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::s
                           const std::function<bool(std::size_t, int)>& stop_at_once = {});
 
 /// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
-/// well (as SIGTERM), before this process ends as the signal would have ended it. So stopping a
-/// launcher stops its job, even when the signal was not sent to the whole process group.
+/// well (the same signal, so that the job reports the user's), then waits for those children to
+/// end (at most 10 s, then kills them) before this process ends as the signal would have ended
+/// it. So stopping a launcher stops its job, even when the signal was not sent to the whole
+/// process group, and no child writes into OUT after the launcher's lock on it is gone.
 void forward_termination_to_children();
 
 /// Path of the running executable (/proc/self/exe), so launch starts the same build.

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "runtime/output/failure_accounting.h"
+#include "runtime/output/output_file.h"
 #include "runtime/output/summary.h"
 
 namespace fs = std::filesystem;
@@ -24,13 +25,13 @@ std::string node_exit_text(const Scenario& scenario, std::size_t index, int stat
 
 void append_events(const std::string& dir, const std::vector<nlohmann::json>& events) {
   if (events.empty()) return;
-  {
-    std::ofstream out(dir + "/events.jsonl", std::ios::app);
-    for (const auto& e : events) out << e.dump() << "\n";
-  }
   const std::string path = dir + "/summary.json";
-  if (!fs::exists(path)) return;  // the scheduler itself was killed
   try {
+    {
+      OutputFileStream out(dir + "/events.jsonl", OutputOpen::kAppend);
+      for (const auto& e : events) out << e.dump() << "\n";
+    }
+    if (!fs::exists(path)) return;  // the scheduler itself was killed
     auto summary = nlohmann::json::parse(std::ifstream(path));
     set_failure_fields(summary, read_events_jsonl(dir + "/events.jsonl"),
                        summary.value("sim_time_s", 0.0));
@@ -58,7 +59,7 @@ void record_job_lost(const std::string& dir, const Scenario& scenario, std::size
     for (const auto& e : read_events_jsonl(dir + "/events.jsonl"))
       if (e.value("type", "") == "job_stopped") time_s = e.value("time_s", time_s);
     {
-      std::ofstream out(dir + "/events.jsonl", std::ios::app);
+      OutputFileStream out(dir + "/events.jsonl", OutputOpen::kAppend);
       out << nlohmann::json{{"time_s", time_s}, {"type", "job_lost"},
                             {"node", launched_node_name(scenario, index)}, {"exit_status", status},
                             {"reason", cause}}.dump()

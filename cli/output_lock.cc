@@ -121,9 +121,13 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
     return std::nullopt;
   }
   const std::string path = dir + "/" + kLockName;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // O_NOFOLLOW: a link planted at OUT/.pstwin.lock is refused, not written through.
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno);
+    error = errno == ELOOP ? "cannot open " + path +
+                                 ": it is a symbolic link; pstwin does not write through links, "
+                                 "remove it"
+                           : "cannot open " + path + ": " + std::strerror(errno);
     return std::nullopt;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {

@@ -15,7 +15,8 @@ std::string cannot_write_file(const std::string& path) {
   std::error_code ec;
   if (path.empty()) return "no file name given";
   if (fs::is_directory(path, ec)) return "is a folder";
-  if (fs::exists(path, ec) && !fs::is_regular_file(path, ec))
+  // A symbolic link is replaced by the write, whatever it points to (never followed).
+  if (!fs::is_symlink(fs::symlink_status(path, ec)) && fs::exists(path, ec) && !fs::is_regular_file(path, ec))
     return "exists and is not a regular file (a device, FIFO or socket)";
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty() && !fs::is_directory(folder, ec)) return "the folder " + folder.string() + " does not exist";

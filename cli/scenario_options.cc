@@ -98,11 +98,7 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
     Scenario scenario = load_scenario(path, sets);
     // A synthetic model's size is the scenario's own: every command refuses messages too large
     // for the wire before anything starts. A real model's size comes from its data (build_model).
-    if (scenario.model.type == "synthetic")
-      for (std::size_t i = 0; i < scenario.consistency.size(); ++i) {
-        const Scenario variant = scenario_for_variant(scenario, i);
-        check_messages_fit_the_wire(variant, variant.model.parameters, 1, false);
-      }
+    check_synthetic_variants_fit_the_wire(scenario);
     return scenario;
   } catch (const ScenarioError& e) {
     std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << set_origin(sets, e.pointer())

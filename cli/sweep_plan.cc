@@ -8,6 +8,7 @@
 
 #include "cli/sweep_variants.h"
 #include "runtime/errors.h"
+#include "runtime/wire_limit_check.h"
 
 namespace pstwin::cli {
 
@@ -69,6 +70,8 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
       std::string where = point_folder_name(axes, plan.points[p], base_seed + k);
       try {
         setting.scenario = load_scenario(scenario_path, sets);
+        // As validate and simulate do, for every grid point before any runs (sweep_plan.h).
+        check_synthetic_variants_fit_the_wire(setting.scenario);
       } catch (const ScenarioError& e) {
         throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what());
       }

@@ -1,6 +1,7 @@
 #include "net/curve_keys.h"
 
-#include <sys/stat.h>
+#include "runtime/output/output_file.h"
+
 #include <zmq.h>
 
 #include <cerrno>
@@ -44,16 +45,11 @@ CurveKeys read_key_file(const std::string& path) {
 }
 
 void write_key_file(const std::string& path, const CurveKeys& keys) {
-  {
-    std::ofstream out(path, std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write key file " + path + ": " + std::strerror(errno));
-  }
-  // Restrict before writing the secret into it.
-  if (chmod(path.c_str(), S_IRUSR | S_IWUSR) != 0)
-    throw std::runtime_error("cannot restrict permissions of key file " + path);
-  std::ofstream out(path, std::ios::trunc);
+  // Mode 0600 from the start, created anew: a link planted at `path` is removed, not followed.
+  OutputFileStream out(path, OutputOpen::kPrivate, "key file");
   out << "# pstwin job key pair (CurveZMQ); every node of the job needs this file\n"
       << "public " << keys.public_z85 << "\nsecret " << keys.secret_z85 << "\n";
+  out.flush();
   if (!out) throw std::runtime_error("cannot write key file " + path);
 }
 

@@ -35,4 +35,11 @@ LargestMessage largest_message(const Scenario& scenario, std::uint64_t keys, std
 void check_messages_fit_the_wire(const Scenario& scenario, std::uint64_t keys, std::size_t values_per_key,
                                  bool sparse, std::uint64_t limit = kDefaultMaxMessageBytes);
 
+/// check_messages_fit_the_wire for each variant of a synthetic-model `scenario` (whose size is
+/// the scenario's own; a real model's comes from its data); nothing for other models. A
+/// variant's error is put where the user looks: /variants/<i>/set/<the field as one token> when
+/// the variant sets that field itself, else /variants/<i> naming the resolved scenario's field.
+/// Throws ScenarioError.
+void check_synthetic_variants_fit_the_wire(const Scenario& scenario);
+
 }  // namespace pstwin

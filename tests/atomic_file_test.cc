@@ -57,8 +57,9 @@ TEST(AtomicFile, AFailedWriteNamesTheFileAndKeepsTheOldOne) {
 
 // A rename over /dev/null (a calibrate --out /dev/null as root) made it a regular file for the
 // whole machine. What is not a regular file is written into, never replaced: shown on a FIFO,
-// whose reader gets the text; and a link keeps pointing at its file.
-TEST(AtomicFile, AFifoIsWrittenIntoAndALinkKept) {
+// whose reader gets the text. A symbolic link is replaced, never followed: a link planted in an
+// output folder must not make a run write into its target.
+TEST(AtomicFile, AFifoIsWrittenIntoAndALinkReplacedNotFollowed) {
   testing_support::ScratchDir dir("atomic");
   const std::string fifo = dir.file("endpoint");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
@@ -75,8 +76,9 @@ TEST(AtomicFile, AFifoIsWrittenIntoAndALinkKept) {
   write_file_atomically(target, "old");
   std::filesystem::create_symlink(target, dir.file("link.json"));
   write_file_atomically(dir.file("link.json"), "new");
-  EXPECT_TRUE(std::filesystem::is_symlink(dir.file("link.json")));
-  EXPECT_EQ(contents(target), "new");
+  EXPECT_FALSE(std::filesystem::is_symlink(dir.file("link.json")));
+  EXPECT_EQ(contents(dir.file("link.json")), "new");
+  EXPECT_EQ(contents(target), "old");
 }
 
 }  // namespace

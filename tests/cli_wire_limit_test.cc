@@ -38,5 +38,34 @@ TEST(CliWireLimit, TheServersItNamesAreEnough) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
+// A sweep checks every grid point before any runs, naming the point; not one child per point.
+TEST(CliWireLimit, SweepRefusesAGridPointTooLargeBeforeAnythingRuns) {
+  const std::string dir = fresh_dir();
+  const auto r = run_pstwin("sweep " PSTWIN_SOURCE_DIR "/scenarios/scale-synthetic.json --grid "
+                            "/model/parameters=1000,300000000 --set /cluster/servers=1 --set /cluster/workers=2 "
+                            "--out " + dir + "/sweep");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("at model.parameters=300000000_seed=1: /cluster/servers"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("/cluster/servers: a push or pull reply"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("running"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sweep")) << r.output;
+}
+
+// A variant whose own "set" makes the message too large is blamed there, not on the base.
+TEST(CliWireLimit, AVariantTooLargeIsBlamedOnItsOwnSetting) {
+  const std::string dir = fresh_dir();
+  auto s = read_json(PSTWIN_SOURCE_DIR "/scenarios/scale-synthetic.json");
+  s["model"]["parameters"] = 300000000;
+  s["cluster"]["servers"] = 2;
+  s["cluster"]["workers"] = 2;
+  s.erase("consistency");
+  s["variants"] = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}, {"set", {{"/cluster/servers", 1}}}}});
+  write_json(dir + "/v.json", s);
+  const auto r = run_pstwin("validate " + dir + "/v.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/variants/1/set/~1cluster~1servers: a push or pull reply"), std::string::npos)
+      << r.output;
+}
+
 }  // namespace
 }  // namespace pstwin

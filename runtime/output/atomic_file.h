@@ -11,8 +11,8 @@ namespace pstwin {
 /// `text`: it writes PATH.tmp.<pid>, checks every write, and renames it over PATH (rename(2) is
 /// atomic within one file system). Throws std::runtime_error naming `path` and the system's
 /// reason when any step fails; the temporary file is removed then and PATH is left as it was.
-/// What cannot be replaced is not: a device or FIFO at PATH is written into (no atomicity to
-/// have), and a symbolic link to a file has its target replaced, the link kept.
+/// A symbolic link at PATH is replaced by the file, never followed; a device or FIFO at PATH
+/// cannot be replaced and is written into (no atomicity to have).
 void write_file_atomically(const std::string& path, std::string_view text);
 
 }  // namespace pstwin

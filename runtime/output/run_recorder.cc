@@ -17,17 +17,22 @@ std::string csv_number(double v) {
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
 }
+
+/// Creates `dir` (and parents) and returns it; throws std::runtime_error naming it.
+const std::string& created_folder(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create output folder " + dir + ": " + ec.message());
+  return dir;
+}
 }  // namespace
 
 RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_metric,
                          MetricGoal goal)
-    : target_(target_metric), goal_(std::move(goal)) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create output folder " + dir + ": " + ec.message());
-  metrics_.open(dir + "/metrics.csv");
-  events_.open(dir + "/events.jsonl");
-  if (!metrics_ || !events_) throw std::runtime_error("cannot write into output folder " + dir);
+    : metrics_(created_folder(dir) + "/metrics.csv", OutputOpen::kTruncate),
+      events_(dir + "/events.jsonl", OutputOpen::kTruncate),
+      target_(target_metric),
+      goal_(std::move(goal)) {
   metrics_ << "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
 }
 

@@ -2,13 +2,13 @@
 #pragma once
 
 #include <cstdint>
-#include <fstream>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/metrics.h"
+#include "runtime/output/output_file.h"
 #include "runtime/output/trace_recorder.h"
 
 namespace pstwin {
@@ -72,8 +72,8 @@ class RunRecorder : public MetricsSink {
   void flush();
 
  private:
-  std::ofstream metrics_;
-  std::ofstream events_;
+  OutputFileStream metrics_;  // opened with O_NOFOLLOW: a planted link is refused
+  OutputFileStream events_;
   std::optional<double> target_;
   MetricGoal goal_;
   std::vector<EvalRow> rows_;
