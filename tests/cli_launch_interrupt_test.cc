@@ -3,9 +3,9 @@
 // user sent, not the SIGTERM a launcher used to forward.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
+#include "tests/launch_script.h"
 #include "tests/sim_test_support.h"
 
 namespace pstwin {
@@ -20,19 +20,12 @@ TEST(LaunchInterrupt, SigintWaitsForTheNodesAndIsTheReasonTheJobGives) {
   scenario["training"]["iterations"] = 1000000;  // far longer than the test waits
   write_json(dir + "/long.json", scenario);
   // Only the launcher gets the signal, as with `kill -INT PID`. Looked at as soon as it ended.
-  const std::string script =
-      std::string(PSTWIN_BINARY) + " launch " + dir + "/long.json --insecure --out " + dir +
-      "/out >/dev/null 2>&1 & LP=$!; "
+  const std::string out = run_script(
+      "$PSTWIN launch " + dir + "/long.json --insecure --out " + dir + "/out >/dev/null 2>&1 & LP=$!; "
       "for i in $(seq 1 3000); do [ -s " + dir + "/out/bsp/metrics.csv ] && break; sleep 0.01; done; "
       "sleep 0.5; kill -INT $LP; wait $LP; echo rc=$?; "
       "ps -eo args | grep -c '^[^ ]*pstwin node .*" + dir + "/long.json'; "
-      "[ -e " + dir + "/out/bsp/summary.json ] && echo summary";
-  FILE* pipe = popen(script.c_str(), "r");  // popen runs it with sh
-  ASSERT_TRUE(pipe);
-  std::string out;
-  char buf[256];
-  while (std::size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  pclose(pipe);
+      "[ -e " + dir + "/out/bsp/summary.json ] && echo summary").output;
   EXPECT_EQ(out, "rc=130\n0\nsummary\n") << "launcher status, nodes left running, summary written";
   const auto s = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
