@@ -157,8 +157,7 @@ std::string include_override_hint(const nlohmann::json& doc, const std::string& 
   if (advice.empty()) {
     nlohmann::json nested = value;
     for (std::size_t i = tokens.size() - 1; i > top_index; --i) nested = {{tokens[i], nested}};
-    // Keys come from the user's pointer and may not be UTF-8, which a plain dump() throws on.
-    const std::string written = nested.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      const std::string written = scenario_json::json_text(nested);
     const std::string setting = form == OverrideForm::kCommandLine ? "--set '" + top_text + "=" + written + "'"
                                                                    : "\"" + top_text + "\": " + written;
     advice = "set " + top_text + " as an object, which is merged over the file's key by key: " + setting;

@@ -60,13 +60,15 @@ std::string child_pointer(const std::string& parent, std::string_view key) {
   return out;
 }
 
+std::string json_text(const json& v) { return v.dump(-1, ' ', false, json::error_handler_t::replace); }
+
 std::string describe(const json& v) {
   switch (v.type()) {
     case json::value_t::object: return "an object";
     case json::value_t::array: return "an array";
     case json::value_t::null: return "null";
     case json::value_t::string: {
-      std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);  // never throws on bad UTF-8
+      std::string s = json_text(v);  // never throws on bad UTF-8
       // Keep messages readable when someone pastes a whole file into one field.
       if (s.size() > 60) s = s.substr(0, 56) + "...\"";
       return "string " + s;

@@ -26,6 +26,10 @@ std::string format_number(double x);
 /// A short description of a value for "got ..." in messages: `string "8"`, `-1`, `an object`.
 std::string describe(const json& v);
 
+/// `v` as compact JSON text for a message, with bytes that are not UTF-8 (a user's pointer keys
+/// may hold any) written as U+FFFD where json::dump() would throw.
+std::string json_text(const json& v);
+
 /// Whether `doc` has a value at `pointer`. Unlike json::contains, never throws json's exceptions: nlohmann throws
 /// out_of_range for an array index past 2^64 ("/consistency/99999999999999999999999"), which a
 /// user's --set or a variant's set can write; such a value is simply not there.

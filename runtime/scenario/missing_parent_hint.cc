@@ -29,8 +29,7 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
   const std::string top_text = top.to_string();
   const std::string what = k == 0 ? "the scenario has no " + top_text + " section"
                                   : "the scenario has no " + top_text;
-  // Keys come from the user's pointer and may not be UTF-8, which a plain dump() throws on.
-  const std::string written = nested.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::string written = scenario_json::json_text(nested);
   const std::string setting = form == OverrideForm::kCommandLine ? "--set '" + top_text + "=" + written + "'"
                                                                  : "\"" + top_text + "\": " + written;
   // The plain refusal first: a typo in the pointer reads as one, and following the advice with a
