@@ -45,8 +45,6 @@ std::vector<std::uint8_t> from_hex(const std::string& hex) {
   return out;
 }
 
-constexpr const char* kUcxMark = "#ucx=";
-
 }  // namespace
 
 /// An endpoint, and whether UCX reported its peer dead (set by the error callback).
@@ -356,16 +354,6 @@ bool UcxDataPlane::arm() {
     return false;
   }
   return ucp_worker_arm(wrk(worker_)) == UCS_OK;
-}
-
-NodeAddress split_node_address(const std::string& address) {
-  const auto at = address.find(kUcxMark);
-  if (at == std::string::npos) return {address, ""};
-  return {address.substr(0, at), address.substr(at + std::string(kUcxMark).size())};
-}
-
-std::string join_node_address(const NodeAddress& address) {
-  return address.ucx.empty() ? address.zmq : address.zmq + kUcxMark + address.ucx;
 }
 
 }  // namespace pstwin::net

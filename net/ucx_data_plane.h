@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "net/frame_pool.h"
+#include "net/node_address.h"
 #include "net/spare_values.h"
 #include "runtime/message.h"
 
@@ -162,16 +163,5 @@ class UcxDataPlane {
   std::vector<std::unique_ptr<PendingSend>> pending_;
   std::unique_ptr<PendingReceive> receiving_;
 };
-
-/// A node's address in the address book: its ZeroMQ endpoint and, under UCX, its worker address:
-/// "tcp://HOST:PORT" or "tcp://HOST:PORT#ucx=HEX".
-struct NodeAddress {
-  std::string zmq;  ///< "tcp://HOST:PORT"
-  std::string ucx;  ///< hex worker address; empty when the node runs no UCX
-};
-/// Splits an address book entry (see NodeAddress).
-NodeAddress split_node_address(const std::string& address);
-/// Joins them again ("tcp://...#ucx=HEX"; just `zmq` when `ucx` is empty).
-std::string join_node_address(const NodeAddress& address);
 
 }  // namespace pstwin::net
