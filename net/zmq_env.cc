@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "net/message_limit.h"
+#include "net/pair_checksum.h"
 #include "net/router_receive.h"
 #include "net/span_forwarding.h"
 #include "net/tcp_address.h"
@@ -71,11 +72,25 @@ void ZmqEnv::secure_client(zmq::socket_t& s) const {
   s.set(zmq::sockopt::curve_secretkey, options_.keys->secret_z85);
 }
 
-void ZmqEnv::became(NodeId id, std::vector<std::string> book, std::uint32_t servers) {
+void ZmqEnv::became(NodeId id, std::vector<std::string> book, std::uint32_t servers, std::string scheduler_entry) {
   self_ = id;
   book_ = std::move(book);
+  scheduler_entry_ = std::move(scheduler_entry);
   layout_ = JobLayout{servers, static_cast<std::uint32_t>(book_.size()) - 1 - servers};
   rng_ = std::make_unique<Rng>(role_stream_seed(seed_, layout_, id));
+  judge_checksums();
+}
+
+void ZmqEnv::judge_checksums() {
+  const auto entry = [&](NodeId id) -> const std::string& { return id == kScheduler ? scheduler_entry_ : book_[id]; };
+  checksum_with_.assign(book_.size(), FrameChecksum::kVerify);
+  for (NodeId id = 0; id < book_.size(); ++id)
+    if (id != self_) checksum_with_[id] = pair_frame_checksum(entry(self_), entry(id));
+}
+
+FrameChecksum ZmqEnv::checksum_with(NodeId peer) const {
+  if (options_.keys) return FrameChecksum::kSkip;
+  return peer < checksum_with_.size() ? checksum_with_[peer] : FrameChecksum::kVerify;
 }
 
 void ZmqEnv::reject(const std::string& from, const std::string& why) {
@@ -150,10 +165,10 @@ zmq::socket_t& ZmqEnv::peer(NodeId to) {
   return peers_.emplace(to, std::move(s)).first->second;
 }
 
-Message ZmqEnv::decode_received(const ReceivedParts& parts) {
+Message ZmqEnv::decode_received(const ReceivedParts& parts, NodeId sender) {
   Message m;
   // The values parts' size is the values': take spare memory only for a large one.
-  decode_parts(parts, m, options_.max_message_bytes, options_.max_range_keys, data_checksum(),
+  decode_parts(parts, m, options_.max_message_bytes, options_.max_range_keys, checksum_with(sender),
                spare_->take(values_bytes(parts) / sizeof(float)));
   return m;
 }
@@ -171,7 +186,7 @@ void ZmqEnv::send(NodeId to, Message msg) {
     send_over_ucx(to, std::move(msg));
   } else {
     // The values go out from where they lie (zmq_parts.h): no copy into a frame.
-    OutgoingParts parts = split_for_zmq(std::move(msg), data_checksum(), frames_, spare_);
+    OutgoingParts parts = split_for_zmq(std::move(msg), checksum_with(to), frames_, spare_);
     zmq::socket_t& socket = peer(to);
     const std::size_t rest = parts.values.size();
     // Once a first part is queued ZeroMQ takes the rest, so only the first can time out.
@@ -325,7 +340,7 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     }
     Message m;
     try {
-      m = decode_received(*raw);
+      m = decode_received(*raw, *sender);
     } catch (const ProtocolError& e) {
       reject("node " + std::to_string(*sender), e.what());
       continue;
@@ -354,6 +369,7 @@ std::optional<Message> ZmqEnv::accept_from_node(NodeId sender, Message m) {
       if (id == 0 || id >= book_.size() || id == self_)
         throw ProtocolError(what + ": names node " + std::to_string(id) + ", which it cannot move");
       book_[id] = wire_json::string_member(u, "address", what);
+      judge_checksums();  // the node may have moved to another machine
       peers_.erase(id);
       if (ucx_) ucx_->forget(id);  // the next send dials the new process
     } catch (const ProtocolError& e) {

@@ -102,8 +102,9 @@ class NodeDataRefused : public std::runtime_error {
 /// host_registration (the scheduler) or join(scheduler) (every other node), then the role runs on
 /// it. Every socket speaks IPv4 and IPv6.
 ///
-/// Wire safety: every received frame is decoded with the codec's checks (under CURVE, all but the
-/// checksum, which CURVE's own authentication makes redundant); a frame that fails them,
+/// Wire safety: every received frame is decoded with the codec's checks (but the checksum under
+/// CURVE, whose own authentication makes it redundant, and between nodes of one machine: see
+/// checksum_with); a frame that fails them,
 /// comes from an identity that is not a node of this job, claims another sender than its
 /// connection, or exceeds max_message_bytes is dropped with a line on stderr and counted; the
 /// node carries on. Not thread-safe: one thread uses it (ZeroMQ sockets are single-threaded).
@@ -201,6 +202,15 @@ class ZmqEnv : public Env {
   const JobLayout& layout() const { return layout_; }
   /// Connections refused by the CURVE check so far (0 when insecure).
   std::uint64_t refused_connections() const { return authenticator_ ? authenticator_->refused() : 0; }
+  /// The frame checksum of the messages this node and node `peer` send each other after the
+  /// rendezvous: none under CURVE, whose Poly1305 tag already authenticates every part
+  /// (DESIGN.md, "The hot path"); otherwise pair_frame_checksum (net/pair_checksum.h) of the two
+  /// nodes' entries as the scheduler's address book gives them (the scheduler's own entry is what
+  /// it bound, not the address this node dialled it at), so that both ends of every pair, the
+  /// scheduler's included, decide alike. kVerify for a node the book does not hold. Registration
+  /// and heartbeat frames always carry it, so a node never needs to know the other side's setting
+  /// to read them.
+  FrameChecksum checksum_with(NodeId peer) const;
   /// Frames dropped by the wire-safety checks so far.
   std::uint64_t rejected() const { return rejected_; }
   std::uint64_t bytes_sent() const override { return bytes_sent_; }
@@ -261,8 +271,11 @@ class ZmqEnv : public Env {
   void reject(const std::string& from, const std::string& why);
   zmq::socket_t& peer(NodeId to);
   void secure_client(zmq::socket_t& s) const;
-  /// Takes node id `id` of a job of `servers` servers whose addresses are `book`.
-  void became(NodeId id, std::vector<std::string> book, std::uint32_t servers);
+  /// Takes node id `id` of a job of `servers` servers whose addresses are `book`, where the
+  /// scheduler's own entry reads `scheduler_entry` (a node dials it at book[0], as it reached it).
+  void became(NodeId id, std::vector<std::string> book, std::uint32_t servers, std::string scheduler_entry);
+  /// Decides checksum_with for every node from the address book, after it is taken or changed.
+  void judge_checksums();
   void refuse_registration(const std::string& identity, const std::string& why);
   /// Scheduler, giving up before the job starts: for `seconds`, turns away with `why` every node
   /// that registers (one still starting would otherwise wait out its connect timeout), and lets
@@ -289,14 +302,9 @@ class ZmqEnv : public Env {
   Message await_reply(std::chrono::steady_clock::time_point deadline, double timeout_s,
                       const std::string& waiting_for);
 
-  /// `m` decoded from a received message into this node's spare buffers; throws ProtocolError.
-  Message decode_received(const ReceivedParts& parts);
-  /// The frame checksum of messages sent and received after the rendezvous: none under CURVE,
-  /// whose Poly1305 tag already authenticates every frame (DESIGN.md, "The hot path"). The
-  /// rendezvous and heartbeats always carry it, so both sides agree whatever their settings.
-  FrameChecksum data_checksum() const {
-    return options_.keys ? FrameChecksum::kSkip : FrameChecksum::kVerify;
-  }
+  /// `m` decoded from a message node `sender` sent, into this node's spare buffers; throws
+  /// ProtocolError.
+  Message decode_received(const ReceivedParts& parts, NodeId sender);
 
   ZmqOptions options_;
   std::uint64_t seed_;
@@ -316,6 +324,8 @@ class ZmqEnv : public Env {
   std::map<NodeId, zmq::socket_t> peers_;
   NodeId self_ = 0;
   std::vector<std::string> book_;
+  std::string scheduler_entry_;  // book_[0] as the scheduler wrote it (see checksum_with)
+  std::vector<FrameChecksum> checksum_with_;  // by node id (judge_checksums)
   JobLayout layout_;
   std::uint32_t joining_servers_ = 0;  ///< scheduler: RendezvousRules::joining_servers
   nlohmann::json fingerprint_;   // scheduler: the job's (null: unchecked)

@@ -3,6 +3,7 @@
 // zmq_rendezvous.cc, the data path in zmq_env.cc.
 #include <random>
 #include <stdexcept>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -156,8 +157,10 @@ Message ZmqEnv::await_reply(std::chrono::steady_clock::time_point deadline, doub
   if (!(job_time_s >= 0.0) || job_time_s > 1e9)
     throw ProtocolError("address book gives an impossible job time");
   if (!model.is_object()) throw ProtocolError("address book gives a model shape that is not an object");
-  book[kScheduler] = scheduler_endpoint_;  // dial the scheduler the way this node already reached it
-  became(id, std::move(book), servers);
+  // Dial the scheduler the way this node already reached it; judge its frames' checksum by the
+  // entry it wrote itself, as it does (ZmqEnv::checksum_with).
+  std::string scheduler_entry = std::exchange(book[kScheduler], scheduler_endpoint_);
+  became(id, std::move(book), servers, std::move(scheduler_entry));
   model_shape_ = std::move(model);
   // The job's clock, as the scheduler read it when it answered (see now()).
   start_ = arrived - std::chrono::duration_cast<std::chrono::steady_clock::duration>(

@@ -231,7 +231,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
     if (!prepared)  // the connect timeout counts from the latest node to start
       deadline = clock::now() + std::chrono::microseconds(static_cast<long>(rules.connect_timeout_s * 1e6));
   }
-  became(0, book, servers);
+  became(0, book, servers, endpoint_);
   // Time 0 of the job is the end of the rendezvous, so start-up and data loading are not counted.
   // Every address book carries the job's clock, and each node sets its own from it (see now()).
   start_ = std::chrono::steady_clock::now();
@@ -326,6 +326,7 @@ void ZmqEnv::take_back(const std::string& identity, const Message& registration)
     return;
   }
   book_[id] = address;
+  judge_checksums();  // it may have come back on another machine
   peers_.erase(id);  // the old connection leads to the dead process
   // Everyone else dials the new process from now on; told before the process hears back, so the
   // updates are on their way before it can send anything.

@@ -4,7 +4,6 @@
 #include <iostream>
 #include <stdexcept>
 
-#include "net/ucx_checksum.h"
 #include "net/ucx_data_plane.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
@@ -25,8 +24,8 @@ void ZmqEnv::send_over_ucx(NodeId to, Message msg) {
                 << "; its process is gone?); messages to it are dropped\n";
   }
   // Between nodes of one machine no checksum: two of a message's four passes over its bytes, and
-  // the largest cost of a large push (DESIGN.md, "UCX on one machine").
-  const FrameChecksum checksum = ucx_frame_checksum(book_[self_], book_[to]);
+  // the largest cost of a large push (DESIGN.md, "Nodes of one machine").
+  const FrameChecksum checksum = checksum_with(to);
   const std::size_t values_size = values_section_size(msg);
   const std::uint8_t* values = values_to_send(msg);
   if (values_size >= kLentPartBytes && values != nullptr) {
@@ -84,7 +83,7 @@ std::optional<Message> ZmqEnv::receive_over_ucx() {
       continue;
     }
     const auto sender = static_cast<NodeId>(got->tag);
-    const FrameChecksum checksum = ucx_frame_checksum(book_[self_], book_[sender]);
+    const FrameChecksum checksum = checksum_with(sender);
     Message m;
     const bool in_place = got->split && !got->values_in_place.empty();
     if (!in_place) m.values = spare_->take((got->split ? got->values.size : got->bytes.size) / sizeof(float));

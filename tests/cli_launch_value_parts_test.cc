@@ -1,7 +1,7 @@
 // Parity when values travel in several ZeroMQ parts (wire version 7, net/zmq_parts.h): a BSP job
 // whose every push and pull reply is over 1 MiB ends with the simulation's parameters over
-// ZeroMQ, with CURVE (no frame checksum) and --insecure (XXH3 over the parts in order), and no
-// message refused on the way.
+// ZeroMQ, with CURVE and --insecure (neither with a frame checksum: CURVE's tag covers every part,
+// and the nodes are of one machine, net/pair_checksum.h), and no message refused on the way.
 #include <gtest/gtest.h>
 
 #include "tests/sim_test_support.h"

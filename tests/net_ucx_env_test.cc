@@ -7,7 +7,6 @@
 #include <future>
 #include <memory>
 
-#include "net/ucx_checksum.h"
 #include "net/ucx_data_plane.h"
 #include "net/zmq_env.h"
 #include "runtime/codec.h"
@@ -115,7 +114,7 @@ TEST(UcxEnv, TruncatedCorruptAndLyingMessagesAreDroppedAndCounted) {
   const std::vector<std::uint8_t> good = encode(push_from_worker(1000));
   auto corrupt = good;
   // Its count of values (offset 88): between nodes of one machine frames carry no checksum
-  // (ucx_frame_checksum), but every count is still checked against the bytes that came.
+  // (net/pair_checksum.h), but every count is still checked against the bytes that came.
   corrupt[88] ^= 0x40;
   raw.send(2, std::vector<std::uint8_t>(good.begin(), good.begin() + 50));  // truncated header
   raw.send(2, std::vector<std::uint8_t>(good.begin(), good.end() - 4));     // truncated payload
@@ -215,26 +214,6 @@ TEST(UcxEnv, AWorkerAddressThatIsNotHexIsRefused) {
   EXPECT_THROW(plane.connect(1, "12zz"), std::invalid_argument);
   EXPECT_THROW(plane.connect(1, "123"), std::invalid_argument);
   EXPECT_FALSE(plane.connected(1));
-}
-
-TEST(UcxEnv, NodesOfOneMachineSkipTheChecksumAndOthersKeepIt) {
-  const std::string here = "tcp://127.0.0.1:5000#ucx=ab01";
-  EXPECT_EQ(ucx_frame_checksum(here, "tcp://127.0.0.1:5001#ucx=cd"), FrameChecksum::kSkip);
-  EXPECT_EQ(ucx_frame_checksum(here, "tcp://localhost:5001#ucx=cd"), FrameChecksum::kSkip) << "both loopback";
-  EXPECT_EQ(ucx_frame_checksum("tcp://10.0.0.5:1#ucx=ab", "tcp://10.0.0.5:2#ucx=cd"), FrameChecksum::kSkip);
-  EXPECT_EQ(ucx_frame_checksum("tcp://[::1]:1", "tcp://127.0.0.1:2"), FrameChecksum::kSkip);
-  // Another machine, or one this node cannot tell: the checksum, and symmetric, so that the
-  // sender writes it exactly when the receiver checks it.
-  for (const auto& [a, b] : std::vector<std::pair<std::string, std::string>>{
-           {"tcp://10.0.0.5:1#ucx=ab", "tcp://10.0.0.6:1#ucx=cd"},
-           {"tcp://10.0.0.5:1", "tcp://127.0.0.1:1"},
-           {"tcp://hostA:1", "tcp://hostB:1"},
-           {"tcp://*:1", "tcp://*:2"},
-           {"not an address", "tcp://127.0.0.1:1"},
-           {"", "tcp://127.0.0.1:1"}}) {
-    EXPECT_EQ(ucx_frame_checksum(a, b), FrameChecksum::kVerify) << a << " and " << b;
-    EXPECT_EQ(ucx_frame_checksum(b, a), FrameChecksum::kVerify) << b << " and " << a;
-  }
 }
 
 TEST(UcxEnv, NodeAddressesSplitAndJoin) {

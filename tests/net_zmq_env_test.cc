@@ -12,6 +12,7 @@
 
 #include "net/handshake_watch.h"
 #include "net/job_fingerprint.h"
+#include "net/tcp_address.h"
 
 #include "runtime/codec.h"
 
@@ -21,17 +22,23 @@ namespace {
 using testing_support::NullSink;
 
 // A scheduler and one server that completed the rendezvous, taking messages of at most
-// `max_message_bytes`.
+// `max_message_bytes`. The scheduler listens at `scheduler_bind`: on loopback, as under launch,
+// the two are nodes of one machine and their frames carry no checksum; at "*" (launch
+// --hostfile) its entry names no machine, so they carry one, as between machines.
 struct TwoNodes {
-  explicit TwoNodes(const std::optional<CurveKeys>& keys, std::size_t max_message_bytes = kDefaultMaxMessageBytes) {
+  explicit TwoNodes(const std::optional<CurveKeys>& keys, std::size_t max_message_bytes = kDefaultMaxMessageBytes,
+                    const std::string& scheduler_bind = "tcp://127.0.0.1:*") {
     ZmqOptions o;
     o.keys = keys;
     o.linger_s = 0;
     o.max_message_bytes = max_message_bytes;
-    scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
+    ZmqOptions at = o;
+    at.bind_endpoint = scheduler_bind;
+    scheduler = std::make_unique<ZmqEnv>(at, 1, sink);
     server = std::make_unique<ZmqEnv>(o, 1, sink);
     auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
-    server->join(scheduler->endpoint(), "server", server->endpoint(), 10.0);
+    server->join("tcp://127.0.0.1:" + parse_tcp_endpoint(scheduler->endpoint()).port, "server", server->endpoint(),
+                 10.0);
     hosting.get();
   }
   NullSink sink;
@@ -68,7 +75,8 @@ TEST(ZmqEnv, RendezvousGivesIdsAndAnAddressBook) {
 }
 
 TEST(ZmqEnv, ThousandsOfGarbageFramesAreDroppedAndTheNodeCarriesOn) {
-  TwoNodes nodes(std::nullopt);
+  // Frames that carry the checksum (see TwoNodes), so that a changed byte anywhere is caught.
+  TwoNodes nodes(std::nullopt, kDefaultMaxMessageBytes, "tcp://*:*");
   zmq::context_t ctx;
   // Posing as the scheduler (identity n0), so frames get past the identity check to the decoder.
   auto fuzzer = dealer(ctx, "n0");

@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "net/tcp_address.h"
 #include "runtime/codec.h"
 #include "runtime/errors.h"
 #include "tests/null_sink.h"
@@ -62,10 +63,16 @@ class ZmqParts : public testing::Test {
   void SetUp() override {
     ZmqOptions o;
     o.linger_s = 0;
-    scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
+    // The scheduler listens on every interface (as under launch --hostfile), so its entry names no
+    // machine and its frames with the server carry the checksum, as between two machines: what
+    // catches two parts swapped (between nodes of one machine: tests/net_zmq_checksum_test.cc).
+    ZmqOptions every_interface = o;
+    every_interface.bind_endpoint = "tcp://*:*";
+    scheduler = std::make_unique<ZmqEnv>(every_interface, 1, sink);
     server = std::make_unique<ZmqEnv>(o, 1, sink);
     auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
-    server->join(scheduler->endpoint(), "server", server->endpoint(), 10.0);
+    server->join("tcp://127.0.0.1:" + parse_tcp_endpoint(scheduler->endpoint()).port, "server", server->endpoint(),
+                 10.0);
     hosting.get();
   }
 
