@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
+#include <span>
 #include <vector>
 
 #include "runtime/errors.h"
@@ -169,14 +169,6 @@ void check_value_parts(const ReceivedParts& parts) {
 void decode_parts(const ReceivedParts& parts, Message& into, std::size_t max_bytes, std::uint64_t max_range_keys,
                   FrameChecksum checksum, std::vector<float> gather) {
   const auto* head = static_cast<const std::uint8_t*>(parts.head.data());
-  if (parts.values.size() <= 1) {
-    // One part: decoded where it lies, into the spare vector.
-    if (gather.capacity() > into.values.capacity()) into.values.swap(gather);
-    const bool any = !parts.values.empty();
-    decode_split_into(head, parts.head.size(), any ? static_cast<const std::uint8_t*>(parts.values[0].data()) : nullptr,
-                      any ? parts.values[0].size() : 0, into, max_bytes, max_range_keys, checksum);
-    return;
-  }
   check_value_parts(parts);
   const std::size_t total = values_bytes(parts);
   // Before gathering anything: ZeroMQ's size limit is per part.
@@ -184,30 +176,32 @@ void decode_parts(const ReceivedParts& parts, Message& into, std::size_t max_byt
     throw ProtocolError("decode: header part of " + std::to_string(parts.head.size()) + " bytes and " +
                         std::to_string(parts.values.size()) + " values parts of " + std::to_string(total) +
                         " bytes in all exceed the limit of " + std::to_string(max_bytes) + " bytes");
+  const auto bytes_of = [](const zmq::message_t& part) {
+    return std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(part.data()), part.size());
+  };
   if (total % sizeof(float) != 0) {
-    // Packed values of an odd length: gathered as bytes.
+    // Packed values of an odd length: one part decoded where it lies, several gathered as bytes.
+    if (parts.values.size() == 1) {
+      decode_split_into(head, parts.head.size(), bytes_of(parts.values[0]).data(), total, into, max_bytes,
+                        max_range_keys, checksum);
+      return;
+    }
     std::vector<std::uint8_t> bytes;
     bytes.reserve(total);
-    for (const zmq::message_t& part : parts.values)
-      bytes.insert(bytes.end(), static_cast<const std::uint8_t*>(part.data()),
-                   static_cast<const std::uint8_t*>(part.data()) + part.size());
+    for (const zmq::message_t& part : parts.values) {
+      const auto b = bytes_of(part);
+      bytes.insert(bytes.end(), b.begin(), b.end());
+    }
     decode_split_into(head, parts.head.size(), bytes.data(), bytes.size(), into, max_bytes, max_range_keys, checksum);
     return;
   }
-  // Gathered in wire order into one vector, which plain float32 values then become (no second copy).
-  gather.clear();
-  gather.reserve(total / sizeof(float));
-  for (const zmq::message_t& part : parts.values) {
-    const std::size_t at = gather.size(), n = part.size() / sizeof(float);
-    if (reinterpret_cast<std::uintptr_t>(part.data()) % alignof(float) == 0) {
-      const auto* first = static_cast<const float*>(part.data());
-      gather.insert(gather.end(), first, first + n);  // within the capacity reserved: no fill, one copy
-    } else {
-      gather.resize(at + n);
-      std::memcpy(gather.data() + at, part.data(), part.size());
-    }
-  }
-  decode_split_adopting(head, parts.head.size(), gather, into, max_bytes, max_range_keys, checksum);
+  // Gathered in wire order into one vector, hashed as it is copied, which plain float32 values
+  // then become (no second copy, no second pass for the checksum).
+  std::vector<std::span<const std::uint8_t>> pieces;
+  pieces.reserve(parts.values.size());
+  for (const zmq::message_t& part : parts.values) pieces.push_back(bytes_of(part));
+  if (gather.capacity() < into.values.capacity()) gather.swap(into.values);
+  decode_split_gathering(head, parts.head.size(), pieces, gather, into, max_bytes, max_range_keys, checksum);
 }
 
 }  // namespace pstwin::net

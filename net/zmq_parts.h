@@ -74,11 +74,13 @@ std::size_t values_bytes(const ReceivedParts& parts);
 /// Throws ProtocolError naming the part (1-based) and both lengths.
 void check_value_parts(const ReceivedParts& parts);
 
-/// Decodes `parts` into `into` (whose vectors' capacity is reused: a receiver's spare values);
-/// several values parts are gathered into `gather` first (a spare vector of the receiver's, or
-/// empty), part by part. Throws ProtocolError as check_value_parts() and decode_split_into() do:
-/// a header whose values are missing or of another length than its value count says, a corrupt
-/// or truncated part, two parts that together pass max_bytes, ...
+/// Decodes `parts` into `into` (whose vectors' capacity is reused: a receiver's spare values):
+/// the values parts are gathered into the larger of `gather` (a spare vector of the receiver's,
+/// or empty) and into.values, part by part, each stretch hashed as it is copied when `checksum`
+/// is kVerify (decode_split_gathering, runtime/codec.h), and plain float32 values then become
+/// into.values without a second copy. Throws ProtocolError as check_value_parts() and
+/// decode_split_gathering() do: a header whose values are missing or of another length than its
+/// value count says, a corrupt or truncated part, two parts that together pass max_bytes, ...
 void decode_parts(const ReceivedParts& parts, Message& into, std::size_t max_bytes, std::uint64_t max_range_keys,
                   FrameChecksum checksum, std::vector<float> gather = {});
 

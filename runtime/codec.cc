@@ -1,14 +1,11 @@
 // The wire encoding of Message (layout in codec.h), little-endian through runtime/byte_order.h.
 #include "runtime/codec.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <limits>
 #include <string>
-
-// For XXH3_state_t on the stack (the split frame's checksum is streamed over its parts).
-#define XXH_STATIC_LINKING_ONLY
-#include <xxhash.h>
 
 #include "runtime/byte_order.h"
 #include "runtime/errors.h"
@@ -143,19 +140,14 @@ std::uint8_t* write_tail(const Message& msg, std::uint8_t* p) {
 // frame_checksum of the frame a split one stands for: its head, values section and tail in order.
 std::uint32_t split_checksum(const std::uint8_t* head, std::size_t head_size, const std::uint8_t* values,
                              std::size_t values_size, const std::uint8_t* tail, std::size_t tail_size) {
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, head, head_size);
-  if (values_size > 0) XXH3_64bits_update(&state, values, values_size);
-  XXH3_64bits_update(&state, tail, tail_size);
-  return static_cast<std::uint32_t>(XXH3_64bits_digest(&state));
+  FrameHasher hasher;
+  hasher.add(head, head_size);
+  hasher.add(values, values_size);
+  hasher.add(tail, tail_size);
+  return hasher.digest();
 }
 
 }  // namespace
-
-std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size) {
-  return static_cast<std::uint32_t>(XXH3_64bits(data, size));
-}
 
 std::size_t encoded_size(const Message& msg) { return encoded_size_for(msg, key_mode_of(msg)); }
 
@@ -258,10 +250,38 @@ namespace {
 struct ValuesPart {
   const std::uint8_t* bytes;
   std::size_t size;
-  // The vector `bytes` lies in, when the receiver placed them there (decode_split_adopting):
-  // plain float32 values are then swapped into the message instead of copied.
+  // The vector `bytes` lies in, when the receiver placed them there (decode_split_adopting), or
+  // the one `pieces` are to be gathered into: plain float32 values are then swapped into the
+  // message instead of copied.
   std::vector<float>* adopt = nullptr;
+  // The values in pieces, `size` bytes in all, to be gathered into *adopt (bytes is null).
+  std::span<const std::span<const std::uint8_t>> pieces = {};
 };
+
+// How much of a piece is copied before it is hashed: small enough to be still in L1 or L2 when
+// the hash reads it back, large enough that each copy and each hash update is one long run.
+constexpr std::size_t kGatherStretchBytes = 64 * 1024;
+
+// Appends `pieces` (each a whole number of float32 values) to `out`, in order, within its
+// capacity: no zero-filling. Each stretch goes to `hasher` (null: none) right after it is copied.
+void gather_values(std::span<const std::span<const std::uint8_t>> pieces, std::vector<float>& out,
+                   FrameHasher* hasher) {
+  for (const std::span<const std::uint8_t> piece : pieces) {
+    for (std::size_t at = 0; at < piece.size(); at += kGatherStretchBytes) {
+      const std::size_t n = std::min(kGatherStretchBytes, piece.size() - at);
+      const std::size_t from = out.size();
+      const std::uint8_t* bytes = piece.data() + at;
+      if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+        const auto* first = reinterpret_cast<const float*>(bytes);
+        out.insert(out.end(), first, first + n / sizeof(float));
+      } else {
+        out.resize(from + n / sizeof(float));
+        std::memcpy(out.data() + from, bytes, n);
+      }
+      if (hasher) hasher->add(reinterpret_cast<const std::uint8_t*>(out.data() + from), n);
+    }
+  }
+}
 
 // decode_into of a whole frame (`values` null), or of a split one: `data` its header part and
 // `values` its values section.
@@ -381,10 +401,27 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
   }
   const std::uint32_t stored_crc = load_u32(data + size - kCrcBytes);
   std::uint32_t computed_crc = stored_crc;
-  if (checksum == FrameChecksum::kVerify)
+  const bool verify = checksum == FrameChecksum::kVerify;
+  // Where the values section's bytes lie: in the frame, in the values part, or, for one that came
+  // in pieces, where they are gathered now, hashed as they are copied.
+  const std::uint8_t* value_bytes = values ? values->bytes : data + head_bytes;
+  if (values && !values->pieces.empty()) {
+    std::vector<float>& gather = *values->adopt;
+    gather.clear();
+    gather.reserve(values->size / sizeof(float));
+    FrameHasher hasher;
+    if (verify) hasher.add(data, head_bytes);
+    gather_values(values->pieces, gather, verify ? &hasher : nullptr);
+    if (verify) {
+      hasher.add(data + head_bytes, size - kCrcBytes - head_bytes);
+      computed_crc = hasher.digest();
+    }
+    value_bytes = reinterpret_cast<const std::uint8_t*>(gather.data());
+  } else if (verify) {
     computed_crc = values ? split_checksum(data, head_bytes, values->bytes, values->size, data + head_bytes,
                                            size - kCrcBytes - head_bytes)
                           : frame_checksum(data, size - kCrcBytes);
+  }
   if (stored_crc != computed_crc) {
     err.fail("checksum mismatch: message says " + hex32(stored_crc) + ", bytes give " +
              hex32(computed_crc));
@@ -413,7 +450,6 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
     msg.keys.resize(n_k);
     for (std::uint64_t i = 0; i < n_k; ++i) msg.keys[i] = first + i;
   }
-  const std::uint8_t* value_bytes = values ? values->bytes : p;
   if (packed) {
     msg.values.clear();
     packed_values::take_packed(msg, format, n_v, value_bytes, packed_size,
@@ -440,6 +476,25 @@ void decode_split_into(const std::uint8_t* head, std::size_t head_size, const st
                        std::size_t values_size, Message& msg, std::size_t max_bytes,
                        std::uint64_t max_range_keys, FrameChecksum checksum) {
   const ValuesPart part{values, values_size};
+  decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
+}
+
+void decode_split_gathering(const std::uint8_t* head, std::size_t head_size,
+                            std::span<const std::span<const std::uint8_t>> pieces, std::vector<float>& gather,
+                            Message& msg, std::size_t max_bytes, std::uint64_t max_range_keys,
+                            FrameChecksum checksum) {
+  if (pieces.empty()) {
+    decode_split_into(head, head_size, nullptr, 0, msg, max_bytes, max_range_keys, checksum);
+    return;
+  }
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    if (pieces[i].size() % sizeof(float) != 0)
+      throw ProtocolError("decode: values piece " + std::to_string(i + 1) + " of " + std::to_string(pieces.size()) +
+                          " is " + std::to_string(pieces[i].size()) + " bytes, not a whole number of values");
+    total += pieces[i].size();  // cannot overflow: the pieces lie in memory
+  }
+  const ValuesPart part{nullptr, total, &gather, pieces};
   decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
 }
 

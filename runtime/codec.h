@@ -60,8 +60,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <vector>
 
+#include "runtime/frame_checksum.h"
 #include "runtime/message.h"
 
 namespace pstwin {
@@ -76,8 +78,9 @@ inline constexpr std::size_t kDefaultMaxMessageBytes = std::size_t{1} << 30;
 /// be empty or one per key. Virtual values are written as zeros.
 std::vector<std::uint8_t> encode(const Message& msg);
 
-/// Whether a frame's checksum is computed and checked. kSkip is for frames whose transport
-/// already protects them (ZeroMQ under CURVE, whose Poly1305 tag covers every part): the encoder
+/// Whether a frame's checksum (frame_checksum, runtime/frame_checksum.h) is computed and checked.
+/// kSkip is for frames whose transport already protects them (ZeroMQ under CURVE, whose Poly1305
+/// tag covers every part) or that never leave one machine (net/pair_checksum.h): the encoder
 /// writes 0 in the field and the decoder does not read it, which saves two of a message's four
 /// passes over its bytes. Every other check still runs.
 enum class FrameChecksum { kVerify, kSkip };
@@ -91,10 +94,6 @@ std::size_t encode_into(const Message& msg, std::uint8_t* out, std::size_t capac
 /// The exact number of bytes encode(msg) produces, computed without encoding (O(keys) to detect a
 /// contiguous range). The simulation charges this size on the network.
 std::size_t encoded_size(const Message& msg);
-
-/// The integrity check a frame ends with: the low 32 bits of XXH3-64 (seed 0) of data[0..size).
-/// Runs near memory speed; it catches corruption, not forgery (CURVE authenticates frames).
-std::uint32_t frame_checksum(const std::uint8_t* data, std::size_t size);
 
 /// Bytes of msg's values section (4 per stored or virtual value, or its packed bytes): the values
 /// part of its split frame, which is encoded_size(msg) minus this long. Throws as encoded_size().
@@ -162,5 +161,21 @@ void decode_split_adopting(const std::uint8_t* head, std::size_t head_size, std:
                            Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
                            std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
                            FrameChecksum checksum = FrameChecksum::kVerify);
+
+/// decode_split_adopting() of a split frame whose values part arrived in `pieces` (ZeroMQ's
+/// values parts, wire version 7), in order: their concatenation is the values part, and each is
+/// a whole number of float32 values (4 bytes each). The pieces are gathered into `gather` (its
+/// capacity reused: a receiver's spare vector), and with FrameChecksum::kVerify each stretch of
+/// a few KiB is hashed right after it is copied, while it is still in cache, so that the copy and
+/// the check make one pass over memory rather than two. Then, as decode_split_adopting: plain
+/// float32 values become out.values by a swap (and `gather` holds out's previous vector), packed
+/// ones are read from the gathered bytes. Throws ProtocolError as decode_split_into() does, and
+/// when a piece is not a whole number of values; then `gather` and `out` are in unspecified but
+/// valid states. No pieces: as decode_split_into with no values part.
+void decode_split_gathering(const std::uint8_t* head, std::size_t head_size,
+                            std::span<const std::span<const std::uint8_t>> pieces, std::vector<float>& gather,
+                            Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
+                            std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
+                            FrameChecksum checksum = FrameChecksum::kVerify);
 
 }  // namespace pstwin
