@@ -14,6 +14,9 @@
 #   "insecure curve")
 #   (the first binary is the one ratios are taken against; each must be a whole pstwin build,
 #   since nodes of different wire versions refuse each other)
+#   IPERF=1: also measure iperf3's TCP over loopback at the start of every round (3 s), and print
+#   each median as a share of the rounds' median rate (issue 14's ZeroMQ goal: 60% or more)
+#   MEMORY=0: leave out the peak memory section
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ $# -ge 2 ] || { sed -n 's/^#   \{0,1\}//p' "$0" | sed -n '/^usage/,$p' >&2; exit 2; }
@@ -65,8 +68,19 @@ PY
   rm -rf "$out" "$out.log"
 }
 
+# iperf3's loopback TCP rate in GB/s, one stream for 3 s (as bench/transports.sh takes it).
+iperf_gbps() {
+  iperf3 -s -1 -p 5298 >/dev/null 2>&1 &
+  local server=$!
+  sleep 0.5
+  iperf3 -c 127.0.0.1 -p 5298 -t 3 -J 2>/dev/null |
+    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"]/8e9)'
+  wait "$server" 2>/dev/null || true
+}
+if [ "${IPERF:-0}" = 1 ] && ! command -v iperf3 >/dev/null; then echo "IPERF=1 needs iperf3" >&2; exit 2; fi
 n=${#bins[@]}
 for r in $(seq 1 "$rounds"); do
+  if [ "${IPERF:-0}" = 1 ]; then echo "iperf3 - $(iperf_gbps)" | tee -a "$work/times.txt" >&2; fi
   for mode in "${modes[@]}"; do
     flags=($(mode_flags $mode))
     for k in $(seq 0 $((n - 1))); do
@@ -83,13 +97,20 @@ import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 names = sys.argv[3:]
 print(f"{'transport':<10} {'binary':<12} {'median ms':>10} {'vs ' + names[0]:>10}   runs (ms, push + pull of 10M values)")
+gbps = [float(r[2]) for r in rows if r[0] == "iperf3"]
+ceiling = statistics.median(gbps) if gbps else None
 for mode in sys.argv[2].split():
     med = {n: statistics.median([float(r[2]) for r in rows if r[0] == mode and r[1] == n] or [float("nan")])
            for n in names}
     for n in names:
         runs = " ".join(r[2] for r in rows if r[0] == mode and r[1] == n)
-        print(f"{mode:<10} {n:<12} {med[n]:10.1f} {med[names[0]] / med[n]:9.2f}x   {runs}")
+        # A push + pull moves two frames of 40 MB of values and 116 bytes of header and checksum.
+        share = f"   {2 * (4e7 + 116) / (med[n] / 1e3) / 1e9 / ceiling * 100:.1f}% of iperf3" if ceiling else ""
+        print(f"{mode:<10} {n:<12} {med[n]:10.1f} {med[names[0]] / med[n]:9.2f}x   {runs}{share}")
+if ceiling:
+    print(f"iperf3 over loopback: {ceiling:.2f} GB/s, median of {' '.join(f'{g:.2f}' for g in gbps)}")
 PY
+[ "${MEMORY:-1}" = 0 ] && exit 0
 
 # Peak memory: the largest process of the 10M-value job less that of a 1K-value one, over the
 # 40 MB of parameters (bench/transports.sh, "peak memory").

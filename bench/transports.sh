@@ -27,10 +27,26 @@
 #
 # usage: bench/transports.sh   (needs build/cli/pstwin and build/bench/transport_ceilings_bench;
 #                               iperf3 and /usr/bin/time for their ceilings)
+#   TRANSPORTS="zmq ucx" SIZES=10000000 WORKERS=1 bench/transports.sh: only those cases (defaults:
+#   "inproc zmq zmq-curve ucx", "1000 100000 10000000" (no others), "1 2 4"); with any set, the
+#   peak memory and UCX settings sections are left out, and the UCX goal line needs both rows.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=${BIN:-build/cli/pstwin}
 CEIL=${CEIL:-build/bench/transport_ceilings_bench}
+some=${TRANSPORTS+x}${SIZES+x}${WORKERS+x}
+read -r -a transports <<<"${TRANSPORTS:-inproc zmq zmq-curve ucx}"
+read -r -a sizes <<<"${SIZES:-1000 100000 10000000}"
+read -r -a worker_counts <<<"${WORKERS:-1 2 4}"
+for T in "${transports[@]}"; do
+  case $T in inproc|zmq|zmq-curve|ucx) ;; *) echo "TRANSPORTS: unknown transport '$T' (inproc, zmq, zmq-curve, ucx)" >&2; exit 2 ;; esac
+done
+for n in "${sizes[@]}"; do  # the sizes the ceilings are measured at
+  case $n in 1000|100000|10000000) ;; *) echo "SIZES: '$n' is not one of 1000, 100000, 10000000" >&2; exit 2 ;; esac
+done
+for n in "${worker_counts[@]}"; do
+  [[ $n =~ ^[1-9][0-9]*$ ]] || { echo "WORKERS: expected positive whole numbers, got '$n'" >&2; exit 2; }
+done
 for b in "$BIN" "$CEIL"; do [ -x "$b" ] || { echo "no $b: build first" >&2; exit 2; }; done
 work=$(mktemp -d)
 trap 'rm -rf "$work"; [ -n "${iperf_pid:-}" ] && kill "$iperf_pid" 2>/dev/null || true' EXIT
@@ -80,10 +96,10 @@ JSON
 # ---- transports --------------------------------------------------------------------------
 echo
 printf '%-10s %-8s %-9s %10s %14s %9s %s\n' transport workers values "GB/s" "us/iteration" "share" "of"
-for P in 1000 100000 10000000; do
-  case $P in 1000) iters=4000 ;; 100000) iters=400 ;; *) iters=10 ;; esac
-  for W in 1 2 4; do
-    for T in inproc zmq zmq-curve ucx; do
+for P in "${sizes[@]}"; do
+  iters=$(( P <= 1000 ? 4000 : P <= 100000 ? 400 : 10 ))
+  for W in "${worker_counts[@]}"; do
+    for T in "${transports[@]}"; do
       case $T in
         inproc) flags=(--transport inproc) ;;
         zmq) flags=(--transport zmq --insecure) ;;
@@ -118,6 +134,8 @@ PY
     done
   done
 done
+
+if [ -n "$some" ]; then exit 0; fi
 
 # ---- peak memory -------------------------------------------------------------------------
 # A node process holds ~200 MB before its first message (libraries, the CUDA runtime where
