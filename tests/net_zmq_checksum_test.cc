@@ -11,55 +11,21 @@
 #include <string>
 #include <vector>
 
-#include "net/tcp_address.h"
 #include "runtime/codec.h"
 #include "tests/null_sink.h"
+#include "tests/zmq_scheduler_and_server.h"
 
 namespace pstwin::net {
 namespace {
 
-using testing_support::NullSink;
+using pstwin::testing_support::NullSink;
 
 constexpr const char* kLoopback = "tcp://127.0.0.1:*";
 // A scheduler listening on every interface (launch --hostfile): its entry names no machine, so
 // its frames keep the checksum, as between two machines.
 constexpr const char* kEveryInterface = "tcp://*:*";
 
-// A scheduler bound at `scheduler_bind` and one server on loopback after the rendezvous; the
-// server dials the scheduler at `dial_host`.
-struct Pair {
-  explicit Pair(const std::string& scheduler_bind, const std::string& dial_host = "127.0.0.1") {
-    ZmqOptions o;
-    o.linger_s = 0;
-    ZmqOptions at = o;
-    at.bind_endpoint = scheduler_bind;
-    scheduler = std::make_unique<ZmqEnv>(at, 1, sink);
-    server = std::make_unique<ZmqEnv>(o, 1, sink);
-    auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
-    server->join(tcp_endpoint(dial_host, parse_tcp_endpoint(scheduler->endpoint()).port), "server",
-                 server->endpoint(), 10.0);
-    hosting.get();
-  }
-
-  // Sends `parts` as one message to the server from a socket posing as the scheduler (identity
-  // n0), so that they reach the decoder.
-  void send_as_scheduler(const std::vector<std::vector<std::uint8_t>>& parts) {
-    if (!posing) {
-      poser.set(zmq::sockopt::routing_id, "n0");
-      poser.set(zmq::sockopt::linger, 0);
-      poser.connect(server->endpoint());
-      posing = true;
-    }
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      poser.send(zmq::buffer(parts[i]), i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
-  }
-
-  NullSink sink;
-  std::unique_ptr<ZmqEnv> scheduler, server;
-  zmq::context_t ctx;
-  zmq::socket_t poser{ctx, zmq::socket_type::dealer};
-  bool posing = false;
-};
+using Pair = testing_support::SchedulerAndServer;
 
 Message push_of(std::size_t n, float first) {
   Message m;

@@ -15,15 +15,12 @@
 #include <utility>
 #include <vector>
 
-#include "net/tcp_address.h"
 #include "runtime/codec.h"
 #include "runtime/errors.h"
-#include "tests/null_sink.h"
+#include "tests/zmq_scheduler_and_server.h"
 
 namespace pstwin::net {
 namespace {
-
-using testing_support::NullSink;
 
 // A push from the scheduler (node 0) to the server (node 1) with `n` values.
 Message push_of(std::size_t n) {
@@ -60,40 +57,20 @@ std::vector<std::vector<std::uint8_t>> chunked_parts_of(const Message& m) {
 
 class ZmqParts : public testing::Test {
  protected:
+  // The scheduler listens on every interface (as under launch --hostfile), so its entry names no
+  // machine and its frames with the server carry the checksum, as between two machines: what
+  // catches two parts swapped (between nodes of one machine: tests/net_zmq_checksum_test.cc).
   void SetUp() override {
-    ZmqOptions o;
-    o.linger_s = 0;
-    // The scheduler listens on every interface (as under launch --hostfile), so its entry names no
-    // machine and its frames with the server carry the checksum, as between two machines: what
-    // catches two parts swapped (between nodes of one machine: tests/net_zmq_checksum_test.cc).
-    ZmqOptions every_interface = o;
-    every_interface.bind_endpoint = "tcp://*:*";
-    scheduler = std::make_unique<ZmqEnv>(every_interface, 1, sink);
-    server = std::make_unique<ZmqEnv>(o, 1, sink);
-    auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
-    server->join("tcp://127.0.0.1:" + parse_tcp_endpoint(scheduler->endpoint()).port, "server", server->endpoint(),
-                 10.0);
-    hosting.get();
+    nodes = std::make_unique<testing_support::SchedulerAndServer>("tcp://*:*");
+    scheduler = nodes->scheduler.get();
+    server = nodes->server.get();
   }
 
-  // Sends `parts` as one message from a socket posing as the scheduler (identity n0), so they get
-  // past the identity check (the scheduler itself then cannot connect: the identity is taken).
-  void send(const std::vector<std::vector<std::uint8_t>>& parts) {
-    if (!posing) {
-      poser.set(zmq::sockopt::routing_id, "n0");
-      poser.set(zmq::sockopt::linger, 0);
-      poser.connect(server->endpoint());
-      posing = true;
-    }
-    for (std::size_t i = 0; i < parts.size(); ++i)
-      poser.send(zmq::buffer(parts[i]), i + 1 < parts.size() ? zmq::send_flags::sndmore : zmq::send_flags::none);
-  }
+  void send(const std::vector<std::vector<std::uint8_t>>& parts) { nodes->send_as_scheduler(parts); }
 
-  NullSink sink;
-  std::unique_ptr<ZmqEnv> scheduler, server;
-  zmq::context_t ctx;
-  zmq::socket_t poser{ctx, zmq::socket_type::dealer};
-  bool posing = false;
+  std::unique_ptr<testing_support::SchedulerAndServer> nodes;
+  ZmqEnv* scheduler = nullptr;
+  ZmqEnv* server = nullptr;
 };
 
 TEST_F(ZmqParts, AGoodTwoPartMessageArrivesWhole) {
