@@ -42,7 +42,8 @@ inline constexpr std::uint64_t kNicPartBytes = 65536;
 /// only the receiver sees that transfer end), so that both windows bound the flows. Under
 /// "nic_send_window" a NIC instead sends in the order its role sent (no rotation) and a slot
 /// frees when its message's last byte has left the sender's link (SerialisingSlots), as a real
-/// NIC's transmit queue does; propagation and reception overlap the next message.
+/// NIC's transmit queue does; propagation and reception overlap the next message. There, a message
+/// longer than kNicPartBytes leaves in parts, taking turns with the messages queued behind it.
 /// Single-threaded, as SimGrid runs actors one at a time.
 class NicSenders {
  public:
