@@ -21,7 +21,8 @@
 # simulated platform; defaults from build/bench/kernels_bench on the 2-core test machine);
 # FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists;
 # FIDELITY_CALIBRATE_ARGS adds words to its command line, e.g. "--quick");
-# FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; FIDELITY_SIM_SET: --set
+# FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; unset,
+# "network/crosstraffic:0" (set but empty: SimGrid's defaults); FIDELITY_SIM_SET: --set
 # words for simulate only (no spaces inside one); unset, '/simulation={"nic_send_window":1}'
 # (each NIC sends first in, first out, as a real one does: README, "How accurate is the
 # simulation"); set but empty, the exact model;
@@ -152,6 +153,12 @@ mkdir -p "$OUT"
 # The NIC model that matched the shaped runs (README): a real NIC's queue is first in, first out.
 fifo_nics='/simulation={"nic_send_window":1}'
 FIDELITY_SIM_SET=${FIDELITY_SIM_SET-$fifo_nics}
+# SimGrid's cross-traffic charges a flow's acknowledgements to the reverse links with weight 0.05,
+# and its max-min sharing then gives that flow the same rate as the data flows of the reverse
+# link: a reply leaving a server that receives two pushes is held to half of its uplink. A TCP
+# flow's ACKs take about 2% of the reverse direction and do not slow it so (README, "How accurate
+# is the simulation"). Unset: off; set (even empty): as given.
+FIDELITY_CFG=${FIDELITY_CFG-network/crosstraffic:0}
 cfg=()
 for c in ${FIDELITY_CFG:-}; do cfg+=(--cfg "$c"); done
 for c in ${FIDELITY_SIM_SET:-}; do cfg+=(--set "$c"); done

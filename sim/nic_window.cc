@@ -40,16 +40,17 @@ double configured_bandwidth_factor() {
 }  // namespace
 
 struct NicSenders::Nic {
-  struct Outgoing {
-    NodeId to;
-    Message* msg;
-    std::uint64_t bytes;
-  };
+  using Outgoing = NicSenders::Outgoing;
   NodeId node = 0;
   std::deque<Outgoing> queue;            // not yet started
+  // nic_send_window: the rest of a message whose part is on the wire, and when that part's last
+  // byte leaves (then the rest joins the queue, as TCP refills its share of the NIC's queue).
+  std::deque<std::pair<double, Outgoing>> refills;
   std::size_t ordered = 0;               // queue[0, ordered) is in the order it leaves in
   std::size_t rotation = 0;              // where this NIC's rotation of receivers starts
   std::vector<sg4::CommPtr> in_flight;   // put on a receiver's mailbox
+  // nic_send_window: parts of longer messages under way (release_part), and their receivers.
+  std::vector<std::pair<sg4::CommPtr, NodeId>> parts;
   std::uint32_t backlogged = 0;          // in a receiver's backlog or started by the receiver
   sg4::Mailbox* kick = nullptr;          // receivers acknowledge backlogged transfers through it
   bool kicked = false;                   // an acknowledgement is on its way: no need for another
@@ -92,8 +93,10 @@ NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& m
 }
 
 NicSenders::~NicSenders() {
-  for (auto& nic : nics_)
+  for (auto& nic : nics_) {
     for (auto& out : nic->queue) delete out.msg;
+    for (auto& [at, out] : nic->refills) delete out.msg;
+  }
   for (auto& r : receivers_)
     for (auto& b : r.backlog) delete b.msg;
 }
@@ -149,12 +152,46 @@ double NicSenders::sender_bandwidth(NodeId from, NodeId to) const {
   return links.empty() ? 0.0 : links.front()->get_bandwidth() * bandwidth_factor_;
 }
 
+void NicSenders::release_part(Nic& nic, Outgoing out) {
+  // The part loads the same links as the message would (a transfer between the hosts, with no
+  // mailbox: only the last part carries the message); the rest rejoins the queue when the part's
+  // last byte has left, behind what was queued meanwhile (see kNicPartBytes).
+  nic.parts.emplace_back(sg4::Comm::sendto_async(hosts_[nic.node], hosts_[out.to], kNicPartBytes), out.to);
+  const double left_at =
+      nic.serialising.hold(sg4::Engine::get_clock(), kNicPartBytes, sender_bandwidth(nic.node, out.to));
+  out.bytes -= kNicPartBytes;
+  nic.refills.emplace_back(left_at, out);
+}
+
+void NicSenders::take_refills(Nic& nic) {
+  const double now = sg4::Engine::get_clock();
+  while (!nic.refills.empty() && nic.refills.front().first <= now + 1e-12) {
+    const Outgoing rest = nic.refills.front().second;
+    nic.refills.pop_front();
+    // Ahead of its connection's later messages, as a TCP stream keeps its order.
+    auto at = std::find_if(nic.queue.begin(), nic.queue.end(), [&](const Outgoing& o) { return o.to == rest.to; });
+    nic.queue.insert(at, rest);
+    ++nic.ordered;
+  }
+}
+
 bool NicSenders::behind_in_stream(const Nic& nic) const {
   // A TCP connection delivers in order: a message cannot arrive before the one sent ahead of it
   // to the same receiver, which SimGrid's flows (each on its own, a short one faster) would let
   // it. So it waits for that one to arrive. Only nic_send_window frees slots before arrival.
   if (!nic.fifo) return false;
-  sg4::Mailbox* to = mailboxes_[nic.queue.front().to];
+  const Outgoing& next = nic.queue.front();
+  const NodeId to_node = next.to;
+  // A message's parts go one after another; its last part, which delivers it, waits until the
+  // others have arrived, so that the message arrives whole.
+  if (std::any_of(nic.refills.begin(), nic.refills.end(), [&](const auto& r) { return r.second.to == to_node; }))
+    return true;
+  if (next.bytes <= kNicPartBytes &&
+      std::any_of(nic.parts.begin(), nic.parts.end(), [&](const auto& p) {
+        return p.second == to_node && p.first->get_state() != sg4::Activity::State::FINISHED;
+      }))
+    return true;
+  sg4::Mailbox* to = mailboxes_[to_node];
   return std::any_of(nic.in_flight.begin(), nic.in_flight.end(),
                      [&](const sg4::CommPtr& c) { return c->get_mailbox() == to; });
 }
@@ -191,16 +228,19 @@ void NicSenders::run_nic(Nic& nic) {
                        [&](const Nic::Outgoing& a, const Nic::Outgoing& b) { return key(a) < key(b); });
       nic.ordered = nic.queue.size();
     }
+    if (nic.fifo) take_refills(nic);
     while (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) {
       const Nic::Outgoing out = nic.queue.front();
       nic.queue.pop_front();
       --nic.ordered;
-      release(nic.node, out.to, out.msg, out.bytes);
+      if (nic.fifo && out.bytes > kNicPartBytes) release_part(nic, out);
+      else release(nic.node, out.to, out.msg, out.bytes);
     }
     // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as
     // the actor was awake. From this check to the wait nothing yields.
     if (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) continue;
     waiting = nic.in_flight;
+    for (const auto& part : nic.parts) waiting.push_back(part.first);
     waiting.push_back(kick);
     waiting.push_back(nic.bell);
     ssize_t done = -1;
@@ -214,6 +254,10 @@ void NicSenders::run_nic(Nic& nic) {
       // The role rang (the loop posts a new receive), or a receiver finished while its transfer
       // was under way.
       drop_failed(nic.in_flight);
+      std::erase_if(nic.parts, [](const auto& p) {
+        const auto state = p.first->get_state();
+        return state == sg4::Activity::State::FAILED || state == sg4::Activity::State::CANCELED;
+      });
       // A ring wakes the NIC at once, before the role has queued the rest of its burst, which
       // the rotation above must see whole. An execution of 0 flops ends at the same simulated
       // time, but only once every actor has run as far as it can, the role included.
@@ -225,8 +269,10 @@ void NicSenders::run_nic(Nic& nic) {
     } else if (done == static_cast<ssize_t>(waiting.size()) - 2) {
       nic.kicked = false;
       kick = nic.kick->get_async<int>(&kick_payload);
-    } else {
+    } else if (static_cast<std::size_t>(done) < nic.in_flight.size()) {
       nic.in_flight.erase(nic.in_flight.begin() + done);
+    } else {
+      nic.parts.erase(nic.parts.begin() + (done - static_cast<ssize_t>(nic.in_flight.size())));
     }
   }
 }

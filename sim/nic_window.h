@@ -23,6 +23,14 @@ class Mailbox;
 
 namespace pstwin {
 
+/// Under "nic_send_window", the most of one message that enters a NIC's first-in-first-out queue
+/// at once: 64 KiB, the largest packet Linux's TCP hands to the queue (a GSO packet is one IP
+/// packet, at most 65,535 bytes, rounded here to 2^16). TCP Small Queues holds a connection's
+/// further data back until what it queued has left, so a longer message leaves in parts with other
+/// connections' messages between them, and a reply written after a 868 KB snapshot waits for one
+/// part of it, not all of it (docs/DESIGN.md, "NIC windows").
+inline constexpr std::uint64_t kNicPartBytes = 65536;
+
 /// The sending half, one per node, and the receivers' backlogs: a queue of messages and a daemon
 /// actor on the node's host (its "NIC") that keeps at most `window` of them in flight. A message
 /// leaves its NIC's queue in send order when a slot is free; it then becomes a flow on the network
@@ -34,7 +42,8 @@ namespace pstwin {
 /// only the receiver sees that transfer end), so that both windows bound the flows. Under
 /// "nic_send_window" a NIC instead sends in the order its role sent (no rotation) and a slot
 /// frees when its message's last byte has left the sender's link (SerialisingSlots), as a real
-/// NIC's transmit queue does; propagation and reception overlap the next message.
+/// NIC's transmit queue does; propagation and reception overlap the next message. There, a message
+/// longer than kNicPartBytes leaves in parts, taking turns with the messages queued behind it.
 /// Single-threaded, as SimGrid runs actors one at a time.
 class NicSenders {
  public:
@@ -60,6 +69,12 @@ class NicSenders {
  private:
   friend class WindowedInbox;
   struct Nic;
+  /// A message queued at its sender's NIC; `bytes` is what is still to leave.
+  struct Outgoing {
+    NodeId to;
+    Message* msg;
+    std::uint64_t bytes;
+  };
   /// A message that holds its sender's slot and waits for a receive slot at its receiver.
   struct Backlogged {
     NodeId from;
@@ -88,6 +103,12 @@ class NicSenders {
   /// Whether `nic`'s next message must wait for an earlier one to the same receiver to arrive
   /// (nic_send_window only). REQUIRES: its queue is not empty.
   bool behind_in_stream(const Nic& nic) const;
+  /// nic_send_window: puts the first kNicPartBytes of `out` on the wire from the calling NIC actor
+  /// and keeps the rest for take_refills. REQUIRES: out.bytes > kNicPartBytes.
+  void release_part(Nic& nic, Outgoing out);
+  /// nic_send_window: the rests whose part has left by now rejoin the queue's end, each ahead of
+  /// any later message to its receiver.
+  void take_refills(Nic& nic);
   /// The rate (bytes/s) at which a lone message leaves `from`'s own link on the route to `to`
   /// (its bandwidth times SimGrid's bandwidth factor); 0 with no link.
   double sender_bandwidth(NodeId from, NodeId to) const;

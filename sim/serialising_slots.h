@@ -19,10 +19,12 @@ class SerialisingSlots {
   /// Holds a slot for a message of `bytes` handed to the wire at `now_s` (simulated seconds) on a
   /// link of `bandwidth_Bps` bytes/s. REQUIRES: now_s not before an earlier call's. A bandwidth of
   /// 0 or less (no link: nothing to serialise) frees the slot at once.
-  void hold(double now_s, std::uint64_t bytes, double bandwidth_Bps) {
+  /// Returns when that slot frees (simulated s).
+  double hold(double now_s, std::uint64_t bytes, double bandwidth_Bps) {
     const double start = std::max(now_s, wire_free_s_);
     wire_free_s_ = bandwidth_Bps > 0 ? start + static_cast<double>(bytes) / bandwidth_Bps : start;
     free_at_s_.push_back(wire_free_s_);
+    return wire_free_s_;
   }
   /// Frees the slots whose message's last byte has left by `now_s`. Within a picosecond counts as
   /// left: the clock SimGrid wakes the actor at may fall an ulp short of the time asked for, and a
