@@ -6,6 +6,7 @@
 
 #include "cli/allocator_tuning.h"
 #include "cli/commands.h"
+#include "cli/environment_variables.h"
 
 namespace {
 void usage(std::ostream& out) {
@@ -39,6 +40,12 @@ int main(int argc, char** argv) {
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
+  // A PSTWIN_ variable nothing reads is most likely a misspelt one that the user thinks applies.
+  // Said once: the processes this one starts (launch's nodes) do not see it.
+  std::vector<std::string> unknown;
+  for (const std::string& line : pstwin::cli::unknown_variable_warnings(pstwin::cli::process_environment(), &unknown))
+    std::cerr << "pstwin: warning: " << line << "\n";
+  for (const std::string& variable : unknown) ::unsetenv(variable.c_str());
   if (command == "simulate") return pstwin::cli::simulate_command(args);
   if (command == "sweep") return pstwin::cli::sweep_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);
