@@ -1,4 +1,5 @@
 // pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -34,6 +35,11 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A line on stderr goes out in one write, so that processes sharing stderr (launch's nodes)
+  // never cut into each other's lines: C's stderr line-buffered, and cerr (which writes through
+  // it) no longer flushing at every <<. Before anything is written.
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
+  std::cerr.unsetf(std::ios_base::unitbuf);
   if (argc < 2) {
     usage(std::cerr);
     return 2;
