@@ -104,18 +104,18 @@ CommandResult launch_unreachable_ucx(const std::string& dir, const json& scenari
                                             "/out --transport ucx --insecure --connect-timeout 30 --stall-timeout 10");
 }
 
-/// What launch_unreachable_ucx of three_variants must leave: bsp failed, asp and ssp not run.
+/// What launch_unreachable_ucx of three_variants must leave: bsp failed, asp and ssp2 not run.
 void expect_stopped_after_the_first_variant(const std::string& dir, const CommandResult& r) {
   EXPECT_EQ(r.exit_code, 3) << r.output;
   EXPECT_NE(r.output.find("pstwin launch: stopping: --transport ucx cannot carry a job on this machine (variant "
-                          "bsp's nodes said why above), and every variant would fail the same way; not run: asp ssp\n"),
+                          "bsp's nodes said why above), and every variant would fail the same way; not run: asp ssp2\n"),
             std::string::npos)
       << r.output;
   EXPECT_NE(r.output.find("launch: bsp (ucx"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("launch: asp (ucx"), std::string::npos) << "asp must not run: " << r.output;
-  EXPECT_EQ(r.output.find("launch: ssp (ucx"), std::string::npos) << "ssp must not run: " << r.output;
+  EXPECT_EQ(r.output.find("launch: ssp2 (ucx"), std::string::npos) << "ssp2 must not run: " << r.output;
   EXPECT_FALSE(read_json(dir + "/out/bsp/summary.json")["completed"].get<bool>());
-  for (const std::string v : {"asp", "ssp"}) {
+  for (const std::string v : {"asp", "ssp2"}) {
     const json s = read_json(dir + "/out/" + v + "/summary.json");
     EXPECT_FALSE(s["completed"].get<bool>());
     EXPECT_EQ(s["reason"], "not run: variant bsp's job found that --transport ucx cannot work on this machine, so "
