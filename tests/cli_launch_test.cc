@@ -244,10 +244,7 @@ TEST(Launch, AddressInUseIsAClearError) {
 }
 
 TEST(Launch, NodesRunAJobOverIpv6LoopbackWithTheSimulatedParameters) {
-  std::ifstream interfaces("/proc/net/if_inet6");
-  const std::string all((std::istreambuf_iterator<char>(interfaces)), std::istreambuf_iterator<char>());
-  if (all.find("00000000000000000000000000000001") == std::string::npos)
-    GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
   const std::string s = dir + "/s.json";

@@ -83,10 +83,7 @@ TEST(NodeBind, AnAddressOfAnotherMachineIsRefusedAsTheNodeStarts) {
 
 TEST(NodeBind, TheSchedulerListensWhereBindSays) {
   // --scheduler on IPv6 loopback, --bind on IPv4 loopback: the endpoint it publishes is IPv4's.
-  std::ifstream interfaces("/proc/net/if_inet6");
-  const std::string all((std::istreambuf_iterator<char>(interfaces)), std::istreambuf_iterator<char>());
-  if (all.find("00000000000000000000000000000001") == std::string::npos)
-    GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", endless_job());
   const auto r = run_pstwin("node --role scheduler --scheduler 'tcp://[::1]:*' --bind 127.0.0.1 --insecure "
