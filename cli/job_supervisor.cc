@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/child_process.h"
+#include "net/transport_unavailable.h"
 
 namespace pstwin::cli {
 
@@ -63,12 +64,22 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
   bool scheduler_killed = false;
   std::optional<Clock::time_point> wind_down;
   bool terminated = false;
+  bool transport_failed = false;
   for (;;) {
     // Reap whatever ended.
     int ws = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
       if (pid == scheduler) scheduler_status = exit_status_of(ws);
+      else if (exit_status_of(ws) == net::kTransportUnavailableExit && !transport_failed &&
+               std::find(killed.begin(), killed.end(), pid) == killed.end()) {
+        // Every node would meet the same (the machine's transport), so no failover helps: the
+        // job ends now, the scheduler writing what it has, as after a signal.
+        transport_failed = true;
+        std::cerr << "pstwin launch: a node's transport cannot work on this machine (see its messages above); "
+                     "stopping the job\n";
+        if (job.scheduler > 0) kill(job.scheduler, SIGTERM);
+      }
       std::erase(others, pid);
     }
     if (scheduler_status && !wind_down) wind_down = Clock::now() + std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
@@ -105,6 +116,7 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (transport_failed) return net::kTransportUnavailableExit;
   if (scheduler_killed) return 1;
   return *scheduler_status;
 }

@@ -32,8 +32,10 @@ struct JobProcesses {
 /// scheduler exits, the other processes get `grace_s` seconds and are then terminated (SIGTERM,
 /// then SIGKILL). Processes killed on purpose do not count as failures. Appends an event
 /// {"time_s", "type": "node_failed" | "node_restarted" | "node_started" (a join), "node"} per
-/// action to `events` (times in seconds since time 0). Returns the scheduler's exit status (or 1
-/// when it was killed on purpose).
+/// action to `events` (times in seconds since time 0). A server or worker not killed on purpose
+/// that exits with kTransportUnavailableExit (net/transport_unavailable.h) ends the job: the
+/// scheduler gets SIGTERM (it writes what it has), and that status is returned. Otherwise returns
+/// the scheduler's exit status (or 1 when it was killed on purpose).
 int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
                   const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events);
 

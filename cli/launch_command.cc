@@ -10,16 +10,21 @@
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/device_option.h"
+#include "cli/environment_variables.h"
 #include "cli/hostfile.h"
 #include "cli/launch_failures.h"
 #include "cli/launch_job.h"
+#include "cli/launch_summary.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
+#include "net/listen_check.h"
 #include "net/metrics_address.h"
 #include "net/real_job.h"
+#include "net/tcp_address.h"
+#include "net/transport_unavailable.h"
 #include "runtime/errors.h"
 #include "runtime/job_resume.h"
 
@@ -70,6 +75,13 @@ int launch_command(const std::vector<std::string>& args) {
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
+  // launch gives its nodes their options; a node that also read PSTWIN_BIND or PSTWIN_INDEX meant
+  // for a `pstwin node` elsewhere would take it without a word.
+  for (const std::string& variable : node_variables_in(process_environment())) {
+    std::cerr << "pstwin launch: warning: " << variable
+              << " is for pstwin node; launch sets its nodes' options itself, so it is ignored\n";
+    ::unsetenv(variable.c_str());
+  }
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
   // Each variant runs the scenario it resolves to (its overrides applied): checks look at each.
@@ -152,11 +164,30 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (vm->count("scheduler-host")) s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
+  if (vm->count("scheduler-host")) {
+    // Other machines dial it: a host alone, one that names a machine ("*" names none).
+    s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
+    std::string why = net::host_only_error(s.scheduler_host);
+    if (why.empty() && s.scheduler_host == "*") why = "* names no machine to dial: give this machine's name or address";
+    if (!why.empty()) {
+      std::cerr << "pstwin launch: --scheduler-host '" << s.scheduler_host << "': " << why << "\n";
+      return 2;
+    }
+  }
   if (s.port > 65535) {
     std::cerr << "pstwin launch: --port must be a TCP port, 1 to 65535 (without it: any free port), got "
               << (*vm)["port"].as<unsigned>() << "\n";
     return 2;
+  }
+  if (s.port != 0 && processes) {
+    // The scheduler listens there (every interface with a hostfile): a port in use is said now,
+    // naming the flag, rather than by the scheduler once the job starts.
+    try {
+      net::check_listen_here(net::tcp_endpoint(vm->count("hostfile") ? "*" : "127.0.0.1", std::to_string(s.port)));
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "pstwin launch: --port " << s.port << ": " << e.what() << "\n";
+      return 2;
+    }
   }
   try {
     if (vm->count("hostfile")) {
@@ -174,9 +205,14 @@ int launch_command(const std::vector<std::string>& args) {
         return 2;
       }
     }
-    if (!s.key_file.empty()) net::read_key_file(s.key_file);
   } catch (const std::exception& e) {
     std::cerr << "pstwin launch: " << e.what() << "\n";
+    return 2;
+  }
+  try {
+    if (!s.key_file.empty()) net::read_key_file(s.key_file);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: --key-file: " << e.what() << "\n";
     return 2;
   }
   // Its own default, apart from simulate's: the two never mix their files by default.
@@ -266,10 +302,30 @@ int launch_command(const std::vector<std::string>& args) {
     names.push_back(variant.name);
     exit_codes.push_back(status);
     if (stop && stop->reason()) return 128 + signals->signal();  // it came as the variant ended
+    if (status == net::kTransportUnavailableExit) {
+      // The machine's fault, which every variant after this one would meet in turn.
+      std::vector<std::string> not_run;
+      try {
+        not_run = mark_variants_not_run(runs->scenarios, i + 1, out, variant.name, transport);
+      } catch (const std::exception& e) {
+        std::cerr << "pstwin launch: " << e.what() << "\n";
+      }
+      std::cerr << "pstwin launch: stopping: --transport " << transport << " cannot carry a job on this machine "
+                << "(variant " << variant.name << "'s nodes said why above), and every variant would fail the "
+                << "same way; not run:";
+      for (const std::string& name : not_run) std::cerr << " " << name;
+      std::cerr << (not_run.empty() ? " none (it was the last)\n" : "\n");
+      names.insert(names.end(), not_run.begin(), not_run.end());
+      exit_codes.resize(names.size(), status);
+      break;
+    }
   }
   const int status = report_comparison(*scenario, out, names, exit_codes);
-  // A node that found bad input (its data, say) ended its variant with status 2: so does launch.
-  return std::find(exit_codes.begin(), exit_codes.end(), 2) != exit_codes.end() ? 2 : status;
+  // A node that found bad input (its data, say) ended its variant with status 2: so does launch;
+  // and 3 when the transport could not work here at all.
+  for (const int code : {2, net::kTransportUnavailableExit})
+    if (std::find(exit_codes.begin(), exit_codes.end(), code) != exit_codes.end()) return code;
+  return status;
 }
 
 }  // namespace pstwin::cli

@@ -16,6 +16,7 @@
 #include "cli/launch_summary.h"
 #include "net/curve_keys.h"
 #include "net/tcp_address.h"
+#include "net/transport_unavailable.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/summary.h"
 #include "runtime/seconds_text.h"
@@ -193,9 +194,12 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     // than after their timeouts (it names the reason itself, or the summary repair below does).
     if (i == 0) return st != 0;
     const bool started = fs::exists(address_book);
-    if (st == 2 || (tolerant && started)) return false;
-    lost = Lost{i, st, started ? ", and the job has no fault tolerance to go on without it"
-                               : " before the job started (every node must register)"};
+    // A transport that cannot work here fails every node alike: no failover helps.
+    const bool transport = st == net::kTransportUnavailableExit;
+    if (st == 2 || (tolerant && started && !transport)) return false;
+    lost = Lost{i, st, transport ? ": its transport cannot work on this machine"
+                       : started ? ", and the job has no fault tolerance to go on without it"
+                                 : " before the job started (every node must register)"};
     std::cerr << "pstwin launch: " << node_exit_text(scenario, i, st) << lost->why
               << " (see its messages above); stopping the job\n";
     return true;

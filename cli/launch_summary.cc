@@ -46,6 +46,22 @@ void write_missing_summary(const std::string& dir, const ConsistencyVariant& var
   write_summary(dir, unfinished_summary(variant, "zmq", reason));
 }
 
+std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
+                                               const std::string& out, const std::string& failed,
+                                               const std::string& transport) {
+  std::vector<std::string> names;
+  for (std::size_t i = first; i < runs.size(); ++i) {
+    const ConsistencyVariant& variant = runs[i].consistency.front();
+    const std::string dir = out + "/" + variant.name;
+    fs::create_directories(dir);
+    write_missing_summary(dir, variant,
+                          "not run: variant " + failed + "'s job found that --transport " + transport +
+                              " cannot work on this machine, so launch stopped there");
+    names.push_back(variant.name);
+  }
+  return names;
+}
+
 void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,
                      const std::string& why) {
   const std::string path = dir + "/summary.json";

@@ -31,6 +31,15 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
 void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
                            const std::string& reason);
 
+/// For the variants of `runs` (one scenario per variant, as VariantRuns::scenarios) from index
+/// `first` on, which launch does not run because variant `failed`'s job found that `transport`
+/// cannot work on this machine: writes OUT/<variant>/summary.json with completed false and that
+/// reason (so that no earlier run's summary stands in for it) and returns their names, in order.
+/// Throws std::runtime_error naming the path when it cannot write.
+std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
+                                               const std::string& out, const std::string& failed,
+                                               const std::string& transport);
+
 /// After the launcher stopped a job because process `index` ended with `status` (`why` follows
 /// the node's exit in the reason: ", and the job has no fault tolerance to go on without it"):
 /// appends a "job_lost" event {"node", "exit_status", "reason"} to DIR/events.jsonl, at the time

@@ -1,4 +1,5 @@
 // pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
 #include <string>
@@ -6,6 +7,7 @@
 
 #include "cli/allocator_tuning.h"
 #include "cli/commands.h"
+#include "cli/environment_variables.h"
 
 namespace {
 void usage(std::ostream& out) {
@@ -33,12 +35,23 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A line on stderr goes out in one write, so that processes sharing stderr (launch's nodes)
+  // never cut into each other's lines: C's stderr line-buffered, and cerr (which writes through
+  // it) no longer flushing at every <<. Before anything is written.
+  std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
+  std::cerr.unsetf(std::ios_base::unitbuf);
   if (argc < 2) {
     usage(std::cerr);
     return 2;
   }
   const std::string command = argv[1];
   const std::vector<std::string> args(argv + 2, argv + argc);
+  // A PSTWIN_ variable nothing reads is most likely a misspelt one that the user thinks applies.
+  // Said once: the processes this one starts (launch's nodes) do not see it.
+  std::vector<std::string> unknown;
+  for (const std::string& line : pstwin::cli::unknown_variable_warnings(pstwin::cli::process_environment(), &unknown))
+    std::cerr << "pstwin: warning: " << line << "\n";
+  for (const std::string& variable : unknown) ::unsetenv(variable.c_str());
   if (command == "simulate") return pstwin::cli::simulate_command(args);
   if (command == "sweep") return pstwin::cli::sweep_command(args);
   if (command == "validate") return pstwin::cli::validate_command(args);

@@ -19,10 +19,12 @@
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
+#include "net/listen_check.h"
 #include "net/live_metrics.h"
 #include "net/metrics_address.h"
 #include "net/real_job.h"
 #include "net/tcp_address.h"
+#include "net/transport_unavailable.h"
 #include "net/zmq_env.h"
 #include "runtime/errors.h"
 #include "runtime/output/atomic_file.h"
@@ -42,7 +44,8 @@ constexpr const char* kUsage =
     "A node registers as it starts, then reads its data (servers: none). Each prints a line\n"
     "about its data and a progress line every 5 s on stderr; the scheduler ends with the\n"
     "comparison table (--quiet: none of these). A node whose scenario, variant or data files\n"
-    "differ from the scheduler's is turned away (exit status 2) saying where.";
+    "differ from the scheduler's is turned away (exit status 2) saying where; one whose transport\n"
+    "cannot work here (UCX cannot start, or reaches no other node) exits with status 3.";
 
 /// The scheduler's last word, as simulate and launch end: the comparison table of its one variant
 /// (from the summary it wrote, completed or not).
@@ -137,16 +140,9 @@ int node_command(const std::vector<std::string>& args) {
   // From here on the node runs the scenario its variant resolves to (the variant's overrides).
   *scenario = scenario_for_variant(*scenario, variant_index);
   const ConsistencyVariant* variant = &scenario->consistency.front();
-  // PSTWIN_INSECURE turns authentication off: only an unmistakable yes does that, and a value
-  // that is neither yes nor no is refused rather than read either way.
-  const std::string insecure_env = std::getenv("PSTWIN_INSECURE") ? std::getenv("PSTWIN_INSECURE") : "";
-  const bool env_yes = insecure_env == "1" || insecure_env == "true" || insecure_env == "yes";
-  if (!env_yes && !insecure_env.empty() && insecure_env != "0" && insecure_env != "false" && insecure_env != "no") {
-    std::cerr << "pstwin node: PSTWIN_INSECURE must be 1, true or yes (no authentication) or 0, false, no or "
-                 "empty (authentication), not '" << insecure_env << "'\n";
-    return 2;
-  }
-  const bool insecure = (*vm)["insecure"].as<bool>() || env_yes;
+  // PSTWIN_INSECURE (as every switch's variable) was read by parse_args: only an unmistakable yes
+  // turns authentication off, and a value that is neither yes nor no was refused.
+  const bool insecure = (*vm)["insecure"].as<bool>();
   const std::string transport = (*vm)["transport"].as<std::string>();
   if (transport != "zmq" && transport != "ucx") {
     std::cerr << "pstwin node: " << source("transport") << " must be zmq or ucx, not '" << transport << "'\n";
@@ -165,7 +161,12 @@ int node_command(const std::vector<std::string>& args) {
       return 2;
     }
     if (vm->count("key-file")) {
-      options.zmq.keys = net::read_key_file((*vm)["key-file"].as<std::string>());
+      try {
+        options.zmq.keys = net::read_key_file((*vm)["key-file"].as<std::string>());
+      } catch (const std::runtime_error& e) {  // named as the user gave it: flag or variable
+        std::cerr << "pstwin node: " << source("key-file") << ": " << e.what() << "\n";
+        return 2;
+      }
     } else if (!insecure) {
       std::cerr << "pstwin node: needs the job's key file (--key-file, PSTWIN_KEY_FILE), or "
                    "--insecure on a trusted network\n";
@@ -179,7 +180,28 @@ int node_command(const std::vector<std::string>& args) {
   // on every interface, IPv4 and IPv6, and is dialled by its host name.
   const bool local = net::is_loopback_host(scheduler.host);
   const std::string loopback = net::is_ipv6_host(scheduler.host) ? "::1" : "127.0.0.1";
-  options.bind_host = vm->count("bind") ? (*vm)["bind"].as<std::string>() : (local ? loopback : "*");
+  if (vm->count("bind")) {
+    options.bind_host = (*vm)["bind"].as<std::string>();
+    if (const std::string why = net::host_only_error(options.bind_host); !why.empty()) {
+      std::cerr << "pstwin node: " << source("bind") << " '" << options.bind_host << "': " << why << "\n";
+      return 2;
+    }
+  } else if (options.role != "scheduler") {
+    options.bind_host = local ? loopback : "*";  // the scheduler listens at --scheduler's host
+  }
+  // Where this node listens is tried now, before the output folder is taken or data read: an
+  // address of another machine (or a port in use) is the user's to fix, said naming the flag.
+  try {
+    net::check_listen_here(net::listen_endpoint(options));
+  } catch (const std::invalid_argument& e) {
+    const std::string what = vm->count("bind") ? source("bind") + " " + options.bind_host
+                             : options.role == "scheduler"
+                                 ? source("scheduler") + " " + options.scheduler_endpoint +
+                                       " (the scheduler listens there; --bind chooses another address)"
+                                 : "--bind (by default " + options.bind_host + ")";
+    std::cerr << "pstwin node: " << what << ": " << e.what() << "\n";
+    return 2;
+  }
   options.advertise_host = vm->count("advertise") ? (*vm)["advertise"].as<std::string>()
                                                   : (local ? loopback : this_host_name());
   options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
@@ -199,7 +221,7 @@ int node_command(const std::vector<std::string>& args) {
   }
   options.rejoin = (*vm)["rejoin"].as<bool>();
   if (options.rejoin && options.index < 0) {
-    std::cerr << "pstwin node: --rejoin needs --index (which node restarts)\n";
+    std::cerr << "pstwin node: " << source("rejoin") << " needs --index (which node restarts)\n";
     return 2;
   }
   // The last servers of a scenario with joins start off the ring: their process joins the running
@@ -209,7 +231,7 @@ int node_command(const std::vector<std::string>& args) {
   options.join = (*vm)["join"].as<bool>() ||
                  (options.role == "server" && options.index >= static_cast<int>(scenario->cluster.servers - joins));
   if (options.join && (options.role != "server" || options.index < 0)) {
-    std::cerr << "pstwin node: --join needs --role server and --index (which joining server this is)\n";
+    std::cerr << "pstwin node: " << source("join") << " needs --role server and --index (which joining server this is)\n";
     return 2;
   }
   if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {
@@ -225,6 +247,17 @@ int node_command(const std::vector<std::string>& args) {
     else if (!(*vm)["metrics-address"].defaulted())
       std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
                 << " is ignored: only the scheduler serves live metrics\n";
+  }
+  if (vm->count("endpoint-file")) {
+    // The scheduler writes it as it starts listening: a path it cannot write is said now.
+    const std::string path = (*vm)["endpoint-file"].as<std::string>();
+    if (options.role != "scheduler") {
+      std::cerr << "pstwin node (" << options.role << "): " << source("endpoint-file")
+                << " is ignored: only the scheduler writes its endpoint\n";
+    } else if (const std::string why = path.empty() ? "the path is empty" : cannot_write_file(path); !why.empty()) {
+      std::cerr << "pstwin node: " << source("endpoint-file") << " " << path << ": " << why << "\n";
+      return 2;
+    }
   }
   if (vm->count("checkpoint-dir")) {
     options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
@@ -286,8 +319,13 @@ int node_command(const std::vector<std::string>& args) {
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {
       // The scheduler binds inside run_zmq_node; publish its endpoint as soon as it is known.
-      options.on_listening = [path = (*vm)["endpoint-file"].as<std::string>()](const std::string& ep) {
-        write_file_atomically(path, ep + "\n");
+      options.on_listening = [path = (*vm)["endpoint-file"].as<std::string>(),
+                              shown = source("endpoint-file")](const std::string& ep) {
+        try {
+          write_file_atomically(path, ep + "\n");
+        } catch (const std::exception& e) {  // tried above; the folder went since
+          throw std::runtime_error(shown + ": " + e.what());
+        }
       };
     }
     // The live metrics' URL, on stderr and in OUT/metrics.url for tools that watch the job.
@@ -300,6 +338,10 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
     print_final_table(options, *variant);
     return 128 + signals->signal();
+  } catch (const net::TransportUnavailable& e) {  // this machine's fault, not the variant's
+    std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
+    print_final_table(options, *variant);
+    return net::kTransportUnavailableExit;
   } catch (const net::RegistrationRefused& e) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
     return 2;

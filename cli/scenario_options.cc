@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "cli/environment_switches.h"
 #include "cli/flag_values.h"
 #include "runtime/errors.h"
 #include "runtime/wire_limit_check.h"
@@ -38,13 +39,14 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
             if (var.rfind(env_prefix, 0) != 0) return "";
             std::string name = var.substr(env_prefix.size());
             for (char& c : name) c = c == '_' ? '-' : static_cast<char>(std::tolower(c));
-            // Switches take no value; their variables are read by the command.
+            // Switches take no value: store_environment_switches reads their variables.
             const auto* option = desc.find_nothrow(name, false);
             if (!option || option->semantic()->max_tokens() == 0) return "";
             return name;
           });
       refuse_negative_unsigned(from_environment, desc, env_prefix);
       store_environment(from_environment, vm, env_prefix);
+      store_environment_switches(desc, vm, env_prefix);
     }
     if (vm.count("help")) {
       std::cout << usage << "\n" << desc;

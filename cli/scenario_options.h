@@ -21,7 +21,8 @@ void add_scenario_options(boost::program_options::options_description& desc,
 /// nullopt with `exit_code` set (2 for errors, 0 for --help).
 /// With `env_prefix` set (e.g. "PSTWIN_"), options missing from the command line are also read
 /// from environment variables named PREFIX + the option in upper case with '-' as '_'
-/// (--connect-timeout: PSTWIN_CONNECT_TIMEOUT). The command line wins.
+/// (--connect-timeout: PSTWIN_CONNECT_TIMEOUT), switches too (PSTWIN_QUIET=1; values as
+/// cli/environment_switches.h takes them). The command line wins.
 std::optional<boost::program_options::variables_map> parse_args(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc,
     const boost::program_options::positional_options_description& pos, const std::string& usage,

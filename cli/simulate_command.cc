@@ -112,7 +112,7 @@ int simulate_command(const std::vector<std::string>& args) {
           simulate_variant(run, run.consistency.front(), runs->prepared_for(i), out + "/" + names[i],
                            report, *device);
         } catch (const SimGridOptionError& e) {  // checked above already; bad input all the same
-          std::cerr << "\npstwin: variant " << names[i] << ": " << e.what() << "\n";
+          std::cerr << "pstwin: variant " << names[i] << ": " << e.what() << "\n";
           return 2;
         }
         return 0;

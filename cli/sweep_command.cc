@@ -174,7 +174,7 @@ int sweep_command(const std::vector<std::string>& args) {
         try {
           return simulate_sweep_variant(plan.settings[run.setting].scenario, run.variant, run.dir, report);
         } catch (const SimGridOptionError& e) {
-          std::cerr << "\npstwin: " << labels[i] << ": " << e.what() << "\n";
+          std::cerr << "pstwin: " << labels[i] << ": " << e.what() << "\n";
           return 2;
         }
       },

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -20,10 +21,40 @@ namespace {
 
 struct Child {
   pid_t pid = -1;
-  int fd = -1;
+  int fd = -1;      // its progress reports; -1 once it closed them
+  int err_fd = -1;  // its stderr; -1 once it closed it
   std::size_t index = 0;
   std::string buffer;
+  std::string err_buffer;  // what came after its last whole line
 };
+
+/// Writes `text` to stderr in one call, so that it is not cut by another process's writes.
+void write_stderr(const std::string& text) {
+  std::cerr.flush();
+  for (std::size_t done = 0; done < text.size();) {
+    const ssize_t n = write(STDERR_FILENO, text.data() + done, text.size() - done);
+    if (n <= 0 && errno != EINTR) return;
+    if (n > 0) done += static_cast<std::size_t>(n);
+  }
+}
+
+/// The whole lines of `buffer` (all of it with `flush`, a last partial line ended with '\n'),
+/// each prefixed with "[name] ", taken out of `buffer`. A line that outgrows 64 KiB comes out in
+/// pieces that size, so that a child writing no newline cannot make this process hold it all.
+std::string prefixed_lines(std::string& buffer, const std::string& name, bool flush) {
+  constexpr std::size_t kLongestLine = 64 * 1024;
+  flush = flush || buffer.size() > kLongestLine;
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t nl; (nl = buffer.find('\n', start)) != std::string::npos; start = nl + 1)
+    out += "[" + name + "] " + buffer.substr(start, nl + 1 - start);
+  buffer.erase(0, start);
+  if (flush && !buffer.empty()) {
+    out += "[" + name + "] " + buffer + "\n";
+    buffer.clear();
+  }
+  return out;
+}
 
 std::string variant_status_line(const std::vector<VariantStatus>& st) {
   std::ostringstream line;
@@ -58,14 +89,28 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
 
   auto launch = [&](std::size_t index) {
     int fds[2];
+    int err[2];
     if (pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    if (pipe(err) != 0) {
+      close(fds[0]);
+      close(fds[1]);
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    }
     const pid_t parent = getpid();
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
       die_with_parent(parent);
       close(fds[0]);
-      for (const auto& c : running) close(c.fd);
+      close(err[0]);
+      // Its stderr goes through this process, which passes it on a whole line at a time, named
+      // (children writing at once would otherwise cut into each other's lines).
+      dup2(err[1], STDERR_FILENO);
+      close(err[1]);
+      for (const auto& c : running) {
+        if (c.fd >= 0) close(c.fd);
+        if (c.err_fd >= 0) close(c.err_fd);
+      }
       auto report = [fd = fds[1]](double t, double f) {
         char buf[64];
         const int n = std::snprintf(buf, sizeof buf, "%.9g %.9g\n", t, f);
@@ -75,58 +120,85 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
       try {
         code = body(index, report);
       } catch (const std::exception& e) {
-        std::cerr << "\npstwin: variant " << names[index] << ": " << e.what() << "\n";
+        std::cerr << "pstwin: variant " << names[index] << ": " << e.what() << "\n";
       }
       std::cout.flush();
       std::cerr.flush();
+      std::fflush(stderr);
       _exit(code);
     }
     close(fds[1]);
-    running.push_back(Child{pid, fds[0], index, {}});
+    close(err[1]);
+    running.push_back(Child{pid, fds[0], err[0], index, {}, {}});
     status[index].running = true;
+  };
+
+  bool progress_shown = false;  // a progress line is on the terminal, to be cleared first
+  auto pass_on = [&](const std::string& lines) {
+    if (lines.empty()) return;
+    write_stderr((progress_shown ? "\r\033[K" : "") + lines);
+    progress_shown = false;
   };
 
   while (next < names.size() || !running.empty()) {
     while (next < names.size() && running.size() < std::max(1u, jobs)) launch(next++);
     std::vector<pollfd> pfds;
-    for (const auto& c : running) pfds.push_back(pollfd{c.fd, POLLIN, 0});
+    for (const auto& c : running) {
+      pfds.push_back(pollfd{c.fd, POLLIN, 0});  // a negative fd is ignored by poll
+      pfds.push_back(pollfd{c.err_fd, POLLIN, 0});
+    }
     poll(pfds.data(), pfds.size(), 500);
-    for (std::size_t i = 0; i < running.size();) {
+    for (std::size_t i = 0; i < running.size(); ++i) {
       Child& c = running[i];
       char buf[4096];
-      ssize_t n = 0;
-      if (pfds[i].revents & (POLLIN | POLLHUP)) n = read(c.fd, buf, sizeof buf);
-      if (n > 0) {
-        c.buffer.append(buf, static_cast<std::size_t>(n));
-        std::size_t nl;
-        while ((nl = c.buffer.find('\n')) != std::string::npos) {
-          std::istringstream in(c.buffer.substr(0, nl));
-          in >> status[c.index].sim_time_s >> status[c.index].fraction;
-          c.buffer.erase(0, nl + 1);
+      if (c.fd >= 0 && (pfds[2 * i].revents & (POLLIN | POLLHUP | POLLERR))) {
+        const ssize_t n = read(c.fd, buf, sizeof buf);
+        if (n > 0) {
+          c.buffer.append(buf, static_cast<std::size_t>(n));
+          std::size_t nl;
+          while ((nl = c.buffer.find('\n')) != std::string::npos) {
+            std::istringstream in(c.buffer.substr(0, nl));
+            in >> status[c.index].sim_time_s >> status[c.index].fraction;
+            c.buffer.erase(0, nl + 1);
+          }
+        } else if (n == 0 || errno != EINTR) {
+          close(c.fd);
+          c.fd = -1;
         }
+      }
+      if (c.err_fd >= 0 && (pfds[2 * i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        const ssize_t n = read(c.err_fd, buf, sizeof buf);
+        if (n > 0) {
+          c.err_buffer.append(buf, static_cast<std::size_t>(n));
+          pass_on(prefixed_lines(c.err_buffer, names[c.index], false));
+        } else if (n == 0 || errno != EINTR) {
+          close(c.err_fd);
+          c.err_fd = -1;
+          pass_on(prefixed_lines(c.err_buffer, names[c.index], true));
+        }
+      }
+    }
+    for (std::size_t i = 0; i < running.size();) {
+      Child& c = running[i];
+      if (c.fd >= 0 || c.err_fd >= 0) {
         ++i;
         continue;
       }
-      if (n == 0 && (pfds[i].revents & (POLLHUP | POLLIN))) {
-        // The child closed its end: it is exiting.
-        int wstatus = 0;
-        waitpid(c.pid, &wstatus, 0);
-        close(c.fd);
-        VariantStatus& st = status[c.index];
-        st.running = false;
-        st.done = true;
-        st.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-        if (st.exit_code == 0) st.fraction = 1.0;
-        running.erase(running.begin() + static_cast<long>(i));
-        pfds.erase(pfds.begin() + static_cast<long>(i));
-        continue;
-      }
-      ++i;
+      // The child closed both its ends: it is exiting.
+      int wstatus = 0;
+      waitpid(c.pid, &wstatus, 0);
+      VariantStatus& st = status[c.index];
+      st.running = false;
+      st.done = true;
+      st.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+      if (st.exit_code == 0) st.fraction = 1.0;
+      running.erase(running.begin() + static_cast<long>(i));
     }
     const auto now = std::chrono::steady_clock::now();
     if (!quiet && (tty || now - last_print > std::chrono::seconds(5))) {
       std::cerr << (tty ? "\r\033[K" : "") << "progress: " << line_of(status)
                 << (tty ? "" : "\n") << std::flush;
+      progress_shown = tty;
       last_print = now;
     }
   }

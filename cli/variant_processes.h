@@ -29,8 +29,10 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// Forks one child per name, at most `jobs` at a time, runs `body` in each, and shows progress
 /// on stderr (one rewritten line on a terminal, a line every few seconds otherwise; nothing when
 /// quiet): by default each variant's share done, else what `status_line` makes of the statuses
-/// (a sweep's dozens of runs need a shorter line). Returns the final status of every variant,
-/// in order.
+/// (a sweep's dozens of runs need a shorter line). A child's stderr comes through this process
+/// and out on stderr a whole line at a time, each prefixed "[NAME] " (its entry of `names`), so
+/// that children running at once never cut into each other's lines; a last line without '\n' is
+/// ended with one. Returns the final status of every variant, in order.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
                                                  bool quiet, const StatusLineFn& status_line = {});

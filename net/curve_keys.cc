@@ -5,7 +5,9 @@
 #include <zmq.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -23,8 +25,11 @@ CurveKeys make_job_keys() {
 }
 
 CurveKeys read_key_file(const std::string& path) {
+  if (path.empty()) throw std::runtime_error("the key file's path is empty");
   std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read key file " + path);
+  if (!in) throw std::runtime_error("cannot read key file " + path + ": " + std::strerror(errno));
+  // A folder opens but reads nothing: said as what it is, not as a file without keys.
+  if (std::filesystem::is_directory(path)) throw std::runtime_error("key file " + path + " is a folder");
   CurveKeys keys;
   std::string line;
   int line_no = 0;
@@ -34,13 +39,20 @@ CurveKeys read_key_file(const std::string& path) {
     std::istringstream fields(line);
     std::string name, value;
     fields >> name >> value;
-    if (value.size() != 40 || (name != "public" && name != "secret"))
+    std::uint8_t decoded[32];
+    if (value.size() != 40 || (name != "public" && name != "secret") ||
+        zmq_z85_decode(decoded, value.c_str()) == nullptr)
       throw std::runtime_error(path + ":" + std::to_string(line_no) +
                                ": expected 'public <40 Z85 characters>' or 'secret <...>'");
     (name == "public" ? keys.public_z85 : keys.secret_z85) = value;
   }
   if (keys.public_z85.empty() || keys.secret_z85.empty())
     throw std::runtime_error(path + ": needs both a 'public' and a 'secret' line");
+  // A pair put together from two files would fail every handshake, each side blaming the other.
+  char derived[41];
+  if (zmq_curve_public(derived, keys.secret_z85.c_str()) == 0 && keys.public_z85 != derived)
+    throw std::runtime_error(path + ": its public key is not the secret key's (the two lines come from "
+                             "different key pairs)");
   return keys;
 }
 

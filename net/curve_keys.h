@@ -18,7 +18,9 @@ struct CurveKeys {
 CurveKeys make_job_keys();
 
 /// Reads a key file: two lines "public <z85>" and "secret <z85>" (the format write_key_file
-/// writes). Throws std::runtime_error naming the file and line when it is missing or malformed.
+/// writes). Throws std::runtime_error naming the file (and the line, and why it cannot be read)
+/// when it is missing, unreadable, a folder or malformed: a key that is not 40 Z85 characters, a
+/// missing line, or a public key that does not belong to the secret one.
 CurveKeys read_key_file(const std::string& path);
 
 /// Writes `keys` to `path` with permissions 0600. Throws std::runtime_error on failure.

@@ -206,6 +206,12 @@ std::unique_ptr<HeartbeatThread> progress_lines(const ZmqEnv& env, const std::st
 
 }  // namespace
 
+std::string listen_endpoint(const NodeOptions& options) {
+  if (options.role != "scheduler") return tcp_endpoint(options.bind_host, "*");
+  if (options.bind_host.empty()) return options.scheduler_endpoint;
+  return tcp_endpoint(options.bind_host, parse_tcp_endpoint(options.scheduler_endpoint).port);
+}
+
 nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& variant,
                             const NodeOptions& options) {
   const auto start = std::chrono::steady_clock::now();
@@ -235,7 +241,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     }
     std::optional<RunRecorder> recorder;
     TraceRecorder trace(JobLayout{scenario.cluster.servers, scenario.cluster.workers});
-    zmq.bind_endpoint = options.scheduler_endpoint;
+    zmq.bind_endpoint = listen_endpoint(options);
     zmq.ucx = false;  // under --transport ucx the scheduler still speaks ZeroMQ only
     ZmqEnv env(zmq, scenario.seed, sink);
     if (options.on_listening) options.on_listening(env.endpoint());
@@ -316,7 +322,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   if (options.role != "server" && options.role != "worker")
     throw std::invalid_argument("unknown role '" + options.role +
                                 "' (expected scheduler, server or worker)");
-  zmq.bind_endpoint = tcp_endpoint(options.bind_host, "*");
+  zmq.bind_endpoint = listen_endpoint(options);
   // A job that survives failures needs to hear of a dead peer; one that does not is faster over
   // shared memory, which cannot tell (UcxDataPlane).
   zmq.ucx_peer_failures = scenario.fault_tolerance.enabled;

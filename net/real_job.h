@@ -35,7 +35,7 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
 struct NodeOptions {
   std::string role;                ///< "scheduler", "server" or "worker"
   std::string scheduler_endpoint;  ///< "tcp://HOST:PORT": where the scheduler listens
-  std::string bind_host;           ///< interface this node listens on (not the scheduler)
+  std::string bind_host;           ///< where this node listens (the scheduler: empty for scheduler_endpoint's host)
   std::string advertise_host;      ///< host name or address other nodes dial this node at
   std::string out_dir;             ///< scheduler: where the outputs go
   ZmqOptions zmq;                  ///< keys, limits (bind_endpoint is set from the fields above)
@@ -56,6 +56,11 @@ struct NodeOptions {
   /// ... and call this with their URL once the server listens (before registration).
   std::function<void(const std::string&)> on_metrics;
 };
+
+/// Where a node with `options` listens, "tcp://HOST:PORT": the scheduler at scheduler_endpoint, or
+/// at its port on bind_host when that is set; a server or worker on bind_host, at a free port
+/// ("*"). Throws std::invalid_argument when scheduler_endpoint does not parse (parse_tcp_endpoint).
+std::string listen_endpoint(const NodeOptions& options);
 
 /// Runs one node of `variant` over ZeroMQ in this process until the job ends. A server or worker
 /// registers first, with the job's fingerprint (net/job_fingerprint.h), then reads its data (a

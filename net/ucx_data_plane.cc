@@ -9,6 +9,8 @@
 
 #include <ucp/api/ucp.h>
 
+#include "net/transport_unavailable.h"
+
 namespace pstwin::net {
 
 namespace {
@@ -16,8 +18,9 @@ namespace {
 ucp_context_h ctx(void* p) { return static_cast<ucp_context_h>(p); }
 ucp_worker_h wrk(void* p) { return static_cast<ucp_worker_h>(p); }
 
+/// For the steps of starting UCX: one that fails leaves this machine without the transport.
 void check(ucs_status_t status, const std::string& call) {
-  if (status != UCS_OK) throw std::runtime_error("UCX: cannot " + call + ": " + ucs_status_string(status));
+  if (status != UCS_OK) throw TransportUnavailable("UCX: cannot " + call + ": " + ucs_status_string(status));
 }
 
 std::string to_hex(const std::uint8_t* data, std::size_t size) {

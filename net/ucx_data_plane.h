@@ -54,8 +54,8 @@ class UcxDataPlane {
  public:
   /// Opens the context and worker; receive() refuses messages over max_message_bytes.
   /// `frames` lends send and receive buffers. UCX_TLS from the environment chooses transports;
-  /// without it, kDefaultTransports. Throws std::runtime_error "UCX: cannot ..." naming the call
-  /// and UCX's status string when UCX cannot start.
+  /// without it, kDefaultTransports. Throws TransportUnavailable (net/transport_unavailable.h)
+  /// "UCX: cannot ..." naming the call and UCX's status string when UCX cannot start.
   UcxDataPlane(std::size_t max_message_bytes, std::shared_ptr<FramePool> frames, bool peer_failures = true);
   /// Waits up to linger_s (set_linger) for sends in flight, then closes every endpoint.
   ~UcxDataPlane();

@@ -177,7 +177,7 @@ class ZmqEnv : public Env {
   /// has read its data and waits up to timeout_s for the address book. Throws std::runtime_error
   /// on a timeout or when the job does not start (the scheduler's reason), ProtocolError for an
   /// address book that does not decode or holds impossible values. Under UCX, also throws
-  /// std::runtime_error with UCX's reason when UCX cannot reach a peer this node talks to (its
+  /// TransportUnavailable with UCX's reason when UCX cannot reach a peer this node talks to (its
   /// UCX_TLS has no transport to it: "self"), rather than dropping every message to it.
   void await_address_book(double timeout_s);
   /// Node side, instead of await_address_book when this node cannot read its data: tells the
@@ -266,7 +266,7 @@ class ZmqEnv : public Env {
   void send_over_ucx(NodeId to, Message msg);
   /// Under UCX, at the start of the job: makes the endpoints to the peers this node talks to (a
   /// worker: every server; a server: every other node but the scheduler) and throws
-  /// std::runtime_error naming the first UCX cannot reach, with UCX's reason.
+  /// TransportUnavailable naming the first UCX cannot reach, with UCX's reason.
   void reach_ucx_peers();
   void reject(const std::string& from, const std::string& why);
   zmq::socket_t& peer(NodeId to);

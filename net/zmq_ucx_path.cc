@@ -4,6 +4,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "net/transport_unavailable.h"
 #include "net/ucx_data_plane.h"
 #include "net/zmq_env.h"
 #include "net/zmq_identity.h"
@@ -59,7 +60,7 @@ void ZmqEnv::reach_ucx_peers() {
     if (address.ucx.empty()) continue;  // said at its first send (send_over_ucx)
     const std::string why = ucx_->connect(id, address.ucx);
     if (!why.empty())
-      throw std::runtime_error("node " + std::to_string(self_) + ": UCX cannot reach node " + std::to_string(id) +
+      throw TransportUnavailable("node " + std::to_string(self_) + ": UCX cannot reach node " + std::to_string(id) +
                                " at " + address.zmq + ": " + why + " (" + ucx_->transports() +
                                "; every server and worker needs a UCX transport that reaches the others)");
   }

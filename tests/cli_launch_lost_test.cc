@@ -117,16 +117,17 @@ TEST(LaunchLost, UcxThatCannotStartFailsAtOnceNamingTheNode) {
   write_json(dir + "/s.json", endless_job());
   const auto r = run_pstwin_env("UCX_TLS=bogus", "launch " + dir + "/s.json --out " + dir +
                                                      "/out --transport ucx --insecure --connect-timeout 30");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // the transport's fault, not the variant's
   EXPECT_NE(r.output.find("UCX: cannot initialise"), std::string::npos) << r.output;  // the node's own words
   std::smatch node;
   ASSERT_TRUE(std::regex_search(r.output, node,
-                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 1 before "
-                                           "the job started")))
+                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 3: its "
+                                           "transport cannot work on this machine")))
       << r.output;
   const json s = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
-  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 1 before the job started", 0), 0u)
+  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 3: its transport cannot work", 0),
+            0u)
       << s["reason"];
   const auto lost = events_of(dir + "/out/bsp", "job_lost");
   ASSERT_EQ(lost.size(), 1u);

@@ -76,7 +76,7 @@ TEST(LaunchStop, UcxThatReachesNoPeerFailsAsTheJobStartsNamingTheNodeAndUcxsReas
   const auto r = run_pstwin_env("UCX_TLS=self", "launch " + dir + "/s.json --out " + dir +
                                                     "/out --transport ucx --insecure --connect-timeout 30 "
                                                     "--stall-timeout 10");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(r.exit_code, 3) << r.output;  // the transport's fault, not the variant's
   std::smatch said;
   ASSERT_TRUE(std::regex_search(r.output, said,
                                 std::regex("node [0-9]+: UCX cannot reach node [0-9]+ at tcp://[^ ]+: Destination is "
@@ -84,12 +84,60 @@ TEST(LaunchStop, UcxThatReachesNoPeerFailsAsTheJobStartsNamingTheNodeAndUcxsReas
       << r.output;
   std::smatch node;
   ASSERT_TRUE(std::regex_search(r.output, node,
-                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 1[ ,].*stopping "
-                                           "the job")))
+                                std::regex("pstwin launch: ((server|worker):[0-9]+) exited with status 3: its transport "
+                                           "cannot work on this machine.*stopping the job")))
       << r.output;
   const json s = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
-  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 1", 0), 0u) << s["reason"];
+  EXPECT_EQ(s["reason"].get<std::string>().rfind(node[1].str() + " exited with status 3", 0), 0u) << s["reason"];
+}
+
+json three_variants(json s) {
+  s["consistency"] = json::parse(R"([{"mode": "bsp"}, {"mode": "asp"}, {"mode": "ssp", "staleness": 2}])");
+  return s;
+}
+
+/// Launches `scenario` (written to dir/s.json) over UCX under UCX_TLS=self into dir/out.
+CommandResult launch_unreachable_ucx(const std::string& dir, const json& scenario) {
+  write_json(dir + "/s.json", scenario);
+  return run_pstwin_env("UCX_TLS=self", "launch " + dir + "/s.json --out " + dir +
+                                            "/out --transport ucx --insecure --connect-timeout 30 --stall-timeout 10");
+}
+
+/// What launch_unreachable_ucx of three_variants must leave: bsp failed, asp and ssp2 not run.
+void expect_stopped_after_the_first_variant(const std::string& dir, const CommandResult& r) {
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_NE(r.output.find("pstwin launch: stopping: --transport ucx cannot carry a job on this machine (variant "
+                          "bsp's nodes said why above), and every variant would fail the same way; not run: asp ssp2\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("launch: bsp (ucx"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("launch: asp (ucx"), std::string::npos) << "asp must not run: " << r.output;
+  EXPECT_EQ(r.output.find("launch: ssp2 (ucx"), std::string::npos) << "ssp2 must not run: " << r.output;
+  EXPECT_FALSE(read_json(dir + "/out/bsp/summary.json")["completed"].get<bool>());
+  for (const std::string v : {"asp", "ssp2"}) {
+    const json s = read_json(dir + "/out/" + v + "/summary.json");
+    EXPECT_FALSE(s["completed"].get<bool>());
+    EXPECT_EQ(s["reason"], "not run: variant bsp's job found that --transport ucx cannot work on this machine, so "
+                           "launch stopped there");
+  }
+}
+
+TEST(LaunchStop, UcxThatReachesNoPeerStopsLaunchAfterTheFirstVariantSayingWhichDidNotRun) {
+  // Every variant would fail the same way (43 s for a trial's three, one after another).
+  const std::string dir = fresh_dir();
+  expect_stopped_after_the_first_variant(dir, launch_unreachable_ucx(dir, three_variants(endless_job())));
+}
+
+TEST(LaunchStop, UcxThatReachesNoPeerStopsAFaultTolerantJobAtOnceToo) {
+  // With failures to inject, the launcher supervises the job and fault tolerance would fail the
+  // nodes over, one after another, although no node can reach any other.
+  const std::string dir = fresh_dir();
+  json base = three_variants(endless_job());
+  base["cluster"]["servers"] = 2;
+  const json s = with_fault_tolerance(base, 2, scaled_duration(0.05), scaled_duration(1.0),
+                                      json::array({{{"node", "worker:1"}, {"at", "60s"}}}));
+  expect_stopped_after_the_first_variant(dir, launch_unreachable_ucx(dir, s));
 }
 
 }  // namespace

@@ -231,18 +231,20 @@ TEST(Launch, AddressInUseIsAClearError) {
   ASSERT_FALSE(endpoint.empty());
   const auto r = run_pstwin("node --role scheduler --scheduler " + endpoint + " --insecure --out " +
                             dir + "/b " + dir + "/s.json");
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("address already in use"), std::string::npos) << r.output;
+  // Refused as it starts (tried before anything else), naming the flag, before its folder is taken.
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("pstwin node: --scheduler " + endpoint + " (the scheduler listens there; --bind chooses "
+                          "another address): cannot listen at " + endpoint + ": address already in use"),
+            std::string::npos)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/b"));
   const auto f = first.get();  // times out waiting for registrations
   EXPECT_NE(f.exit_code, 0);
   EXPECT_NE(f.output.find("registered within"), std::string::npos) << f.output;
 }
 
 TEST(Launch, NodesRunAJobOverIpv6LoopbackWithTheSimulatedParameters) {
-  std::ifstream interfaces("/proc/net/if_inet6");
-  const std::string all((std::istreambuf_iterator<char>(interfaces)), std::istreambuf_iterator<char>());
-  if (all.find("00000000000000000000000000000001") == std::string::npos)
-    GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback (::1) on this machine";
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_bsp(dir, "logistic"));
   const std::string s = dir + "/s.json";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -199,6 +200,13 @@ inline nlohmann::json with_fault_tolerance(nlohmann::json s, int replication, co
                           {"heartbeat_timeout", timeout}};
   s["failures"] = std::move(failures);
   return s;
+}
+
+/// Whether this machine has IPv6 loopback (::1), for tests that skip without it.
+inline bool has_ipv6_loopback() {
+  std::ifstream interfaces("/proc/net/if_inet6");
+  const std::string all((std::istreambuf_iterator<char>(interfaces)), std::istreambuf_iterator<char>());
+  return all.find("00000000000000000000000000000001") != std::string::npos;
 }
 
 /// The events of type `type` in a variant's output folder (its events.jsonl), in file order.

@@ -1,0 +1,106 @@
+#include "cli/environment_variables.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <numeric>
+
+extern char** environ;
+
+namespace pstwin::cli {
+
+namespace {
+
+constexpr std::string_view kPrefix = "PSTWIN_";
+
+/// Edit distance between `a` and `b` (Levenshtein), one row at a time.
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];  // the distance of a[0, i-1) to b[0, j-1)
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+/// The variable's name in a "NAME=VALUE" entry, or "" when it does not start with PSTWIN_.
+std::string_view pstwin_name(const std::string& entry) {
+  if (entry.rfind(kPrefix, 0) != 0) return {};
+  return std::string_view(entry).substr(0, entry.find('='));
+}
+
+const EnvironmentVariable* find_variable(std::string_view name) {
+  for (const auto& v : environment_variables())
+    if (v.name == name) return &v;
+  return nullptr;
+}
+
+}  // namespace
+
+const std::vector<EnvironmentVariable>& environment_variables() {
+  using R = VariableReader;
+  static const std::vector<EnvironmentVariable> all = {
+      {"PSTWIN_ADVERTISE", R::kNode},       {"PSTWIN_BIND", R::kNode},
+      {"PSTWIN_CHECKPOINT_DIR", R::kNode},  {"PSTWIN_CONNECT_TIMEOUT", R::kNode},
+      {"PSTWIN_DEVICE", R::kNode},          {"PSTWIN_ENDPOINT_FILE", R::kNode},
+      {"PSTWIN_INDEX", R::kNode},           {"PSTWIN_INSECURE", R::kNode},
+      {"PSTWIN_JOIN", R::kNode},            {"PSTWIN_KEY_FILE", R::kNode},
+      {"PSTWIN_METRICS_ADDRESS", R::kNode}, {"PSTWIN_OUT", R::kNode},
+      {"PSTWIN_QUIET", R::kNode},           {"PSTWIN_REJOIN", R::kNode},
+      {"PSTWIN_RESUME", R::kNode},          {"PSTWIN_ROLE", R::kNode},
+      {"PSTWIN_SCENARIO", R::kNode},        {"PSTWIN_SCHEDULER", R::kNode},
+      {"PSTWIN_SET", R::kNode},             {"PSTWIN_SIMGRID_CFG", R::kSimulation},
+      {"PSTWIN_STALL_TIMEOUT", R::kNode},   {"PSTWIN_TEST_TIME_SCALE", R::kTests},
+      {"PSTWIN_TRANSPORT", R::kNode},       {"PSTWIN_VARIANT", R::kNode},
+  };
+  return all;
+}
+
+std::string closest_variable(std::string_view name) {
+  const EnvironmentVariable* best = nullptr;
+  std::size_t best_distance = 0;
+  for (const auto& v : environment_variables()) {
+    const std::size_t d = edit_distance(name, v.name);
+    if (best == nullptr || d < best_distance) {
+      best = &v;
+      best_distance = d;
+    }
+  }
+  return std::string(best->name);
+}
+
+std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& environment,
+                                                   std::vector<std::string>* unknown) {
+  std::vector<std::string> lines;
+  for (const std::string& entry : environment) {
+    const std::string_view name = pstwin_name(entry);
+    if (name.empty() || find_variable(name) != nullptr) continue;
+    lines.push_back(std::string(name) + " is not a variable pstwin reads, so it is ignored (did you mean " +
+                    closest_variable(name) + "?)");
+    if (unknown) unknown->emplace_back(name);
+  }
+  return lines;
+}
+
+std::vector<std::string> node_variables_in(const std::vector<std::string>& environment) {
+  std::vector<std::string> names;
+  for (const std::string& entry : environment) {
+    const EnvironmentVariable* v = find_variable(pstwin_name(entry));
+    if (v != nullptr && v->reader == VariableReader::kNode) names.emplace_back(v->name);
+  }
+  return names;
+}
+
+std::vector<std::string> process_environment() {
+  std::vector<std::string> entries;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) entries.emplace_back(*e);
+  return entries;
+}
+
+}  // namespace pstwin::cli

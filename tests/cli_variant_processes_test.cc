@@ -1,0 +1,81 @@
+// Variants run in child processes at once (simulate, sweep): what each writes on stderr comes out
+// a whole line at a time, named after its variant, however the children's writes interleave.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cli/variant_processes.h"
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using namespace testing_support;
+
+/// Runs `body` for variants `names`, all at once, with this process's stderr sent to a file;
+/// returns what came out on stderr, and sets `exit_codes` to the children's.
+std::string stderr_of(const std::vector<std::string>& names, const cli::VariantBody& body,
+                      std::vector<int>& exit_codes) {
+  const std::string path = fresh_dir() + "/stderr";
+  std::fflush(stderr);
+  std::cerr.flush();
+  const int saved = dup(STDERR_FILENO);
+  FILE* file = std::fopen(path.c_str(), "w");
+  dup2(fileno(file), STDERR_FILENO);
+  const auto status = cli::run_variant_processes(names, static_cast<unsigned>(names.size()), body, /*quiet=*/true);
+  std::cerr.flush();
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  std::fclose(file);
+  exit_codes.clear();
+  for (const auto& st : status) exit_codes.push_back(st.exit_code);
+  return read_file(path);
+}
+
+TEST(VariantProcesses, AChildsLinesComeOutWholeAndNamedWhenAnotherWritesMidLine) {
+  // asp writes the first half of a line, then ssp writes a whole line of its own, then asp ends
+  // its line: the order is forced by two pipes, so that straight to stderr the lines would be
+  // cut into each other every time ("asp says: ssp says: whole\nsecond half\n").
+  int asp_half[2], ssp_done[2];
+  ASSERT_EQ(pipe(asp_half), 0);
+  ASSERT_EQ(pipe(ssp_done), 0);
+  std::vector<int> exit_codes;
+  const std::string out = stderr_of({"asp", "ssp"}, [&](std::size_t index, const auto&) {
+    char token = 'x';
+    if (index == 0) {
+      std::cerr << "asp says: first half, " << std::flush;
+      if (write(asp_half[1], &token, 1) != 1 || read(ssp_done[0], &token, 1) != 1) return 1;
+      std::cerr << "second half\n" << "asp's last words, without a newline" << std::flush;
+    } else {
+      if (read(asp_half[0], &token, 1) != 1) return 1;
+      std::fprintf(stderr, "ssp says: whole\n");  // stdio, as SimGrid's log writes
+      std::fflush(stderr);
+      if (write(ssp_done[1], &token, 1) != 1) return 1;
+    }
+    return 0;
+  }, exit_codes);
+  EXPECT_EQ(exit_codes, (std::vector<int>{0, 0}));
+  for (int fd : {asp_half[0], asp_half[1], ssp_done[0], ssp_done[1]}) close(fd);
+  EXPECT_EQ(out,
+            "[ssp] ssp says: whole\n"
+            "[asp] asp says: first half, second half\n"
+            "[asp] asp's last words, without a newline\n");
+}
+
+TEST(VariantProcesses, AnErrorThrownInAChildIsNamedOnce) {
+  std::vector<int> exit_codes;
+  const std::string out = stderr_of({"bsp"}, [](std::size_t, const auto&) -> int {
+    throw std::runtime_error("the disk is full");
+  }, exit_codes);
+  EXPECT_EQ(exit_codes, std::vector<int>{1});
+  EXPECT_EQ(out, "[bsp] pstwin: variant bsp: the disk is full\n");
+}
+
+}  // namespace
+}  // namespace pstwin
