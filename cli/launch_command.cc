@@ -17,6 +17,7 @@
 #include "cli/launch_summary.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
+#include "cli/run_checks.h"
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
@@ -85,7 +86,7 @@ int launch_command(const std::vector<std::string>& args) {
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
   // Each variant runs the scenario it resolves to (its overrides applied): checks look at each.
-  auto runs = resolve_variants_or_report(*scenario, /*load_data=*/false);
+  auto runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/false);
   if (!runs) return 2;
   const std::string transport = (*vm)["transport"].as<std::string>();
   if (transport != "zmq" && transport != "ucx" && transport != "inproc") {
@@ -231,8 +232,14 @@ int launch_command(const std::vector<std::string>& args) {
     s.device = *resolved;
     said_after_lock.push_back("launch: kernels on " + chosen);
   }
-  if (transport == "inproc" || !s.resume.empty()) {
-    runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
+  // Every run's data and model size, before any node starts: a node that found its model too
+  // large for the wire (or its data bad) would fail only after the others started. Processes
+  // read the data apart, so its size is read here from the data when the cheap look cannot
+  // tell; a job in this process (or resumed) reads it whole just below anyway.
+  const bool loads_data = transport == "inproc" || !s.resume.empty();
+  if (!check_runs_or_report(*vm, *scenario, /*read_whole=*/!loads_data)) return 2;
+  if (loads_data) {
+    runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/true);
     if (!runs) return 2;
   }
   // A checkpoint that does not fit the job is bad input: said here, before any node starts.

@@ -8,7 +8,7 @@
 #include "cli/environment_switches.h"
 #include "cli/flag_values.h"
 #include "runtime/errors.h"
-#include "runtime/wire_limit_check.h"
+#include "runtime/model_size_checks.h"
 
 namespace po = boost::program_options;
 
@@ -92,19 +92,25 @@ std::string set_origin(const std::vector<std::string>& sets, const std::string& 
 
 }  // namespace
 
+std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e) {
+  std::vector<std::string> sets;
+  if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + ": " + e.what() +
+         set_origin(sets, e.pointer());
+}
+
 std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
-  const auto path = vm["scenario"].as<std::string>();
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   try {
-    Scenario scenario = load_scenario(path, sets);
-    // A synthetic model's size is the scenario's own: every command refuses messages too large
-    // for the wire before anything starts. A real model's size comes from its data (build_model).
-    check_synthetic_variants_fit_the_wire(scenario);
+    Scenario scenario = load_scenario(vm["scenario"].as<std::string>(), sets);
+    // A synthetic model's size is the scenario's own: every command checks it against the wire
+    // and the servers before anything starts, and every run's target. A real model's size comes
+    // from its data (check_runs_or_report, cli/run_checks.h).
+    check_runs_fit_their_models(scenario, synthetic_model_keys);
     return scenario;
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << set_origin(sets, e.pointer())
-              << "\n";
+    std::cerr << scenario_error_line(vm, e) << "\n";
     return std::nullopt;
   }
 }
@@ -143,7 +149,8 @@ std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scena
   return std::nullopt;
 }
 
-std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, bool load_data) {
+std::optional<VariantRuns> resolve_variants_or_report(const po::variables_map& vm, const Scenario& scenario,
+                                                      bool load_data) {
   VariantRuns runs;
   for (std::size_t i = 0; i < scenario.consistency.size(); ++i) {
     runs.scenarios.push_back(scenario_for_variant(scenario, i));
@@ -159,12 +166,37 @@ std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, 
     if (j == runs.prepared.size()) {
       // A variant that prepares apart from an earlier one (its "set" changed the data, model or
       // workers) is named: the mistake is in its overrides, not in the base scenario.
-      auto prepared = prepare_training_or_report(
-          run, runs.prepared.empty() ? std::string() : run.consistency.front().name);
+      const std::string in_variant = runs.prepared.empty() ? "" : " (variant " + run.consistency.front().name + ")";
+      std::optional<PreparedTraining> prepared;
+      try {
+        try {
+          prepared = prepare_training(run);
+        } catch (const ScenarioError& e) {
+          throw_in_variant(e, scenario, i);  // as check_runs_fit_their_models puts it
+        }
+      } catch (const DataError& e) {
+        std::cerr << data_error_line(run, e) << in_variant << "\n";
+      } catch (const ScenarioError& e) {
+        std::cerr << scenario_error_line(vm, e) << "\n";
+      }
       if (!prepared) return std::nullopt;
       runs.prepared.push_back(std::move(*prepared));
     }
     runs.prepared_index.push_back(j);
+  }
+  if (!load_data) return runs;
+  // Variants that share a preparation may still differ in what the model must fit: servers, a
+  // partition, an optimizer's state in a message, a target. Each is checked against its model.
+  try {
+    check_runs_fit_their_models(scenario, [&](const Scenario& run) -> std::optional<ModelKeys> {
+      if (const auto keys = synthetic_model_keys(run)) return keys;
+      for (std::size_t i = 0; i < runs.scenarios.size(); ++i)
+        if (same_model(run, runs.scenarios[i])) return model_keys(*runs.prepared_for(i).model);
+      return std::nullopt;  // the base, when no variant reads its data and model
+    });
+  } catch (const ScenarioError& e) {
+    std::cerr << scenario_error_line(vm, e) << "\n";
+    return std::nullopt;
   }
   return runs;
 }

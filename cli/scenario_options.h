@@ -28,8 +28,14 @@ std::optional<boost::program_options::variables_map> parse_args(
     const boost::program_options::positional_options_description& pos, const std::string& usage,
     int& exit_code, const std::string& env_prefix = "");
 
-/// Loads the scenario named by the parsed options, printing a ScenarioError to stderr
-/// ("pstwin: invalid scenario FILE: /pointer: message") and returning nullopt on bad input.
+/// The line that reports `e`, an error in the scenario named by the parsed options: "pstwin:
+/// invalid scenario FILE: /pointer: message", with " (the value of --set P=V)" when the pointer
+/// is at or under a --set pointer.
+std::string scenario_error_line(const boost::program_options::variables_map& vm, const ScenarioError& e);
+
+/// Loads the scenario named by the parsed options and checks each run of a synthetic model
+/// against its size, and each run's target (check_runs_fit_their_models), printing a
+/// ScenarioError to stderr (scenario_error_line) and returning nullopt on bad input.
 std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm);
 
 /// The seconds of flag `name` ("connect-timeout") in `vm`. REQUIRES the flag has a value (a
@@ -60,9 +66,13 @@ struct VariantRuns {
   const PreparedTraining& prepared_for(std::size_t i) const { return prepared.at(prepared_index.at(i)); }
 };
 
-/// Resolves every variant of `scenario` and, with `load_data`, prepares their data
-/// (prepare_training_or_report). Prints what is wrong, naming the variant, and returns nullopt
-/// on bad input.
-std::optional<VariantRuns> resolve_variants_or_report(const Scenario& scenario, bool load_data);
+/// Resolves every variant of `scenario` (the one `vm` names) and, with `load_data`, prepares
+/// their data, then checks every run against its model (check_runs_fit_their_models: variants
+/// that share data may differ in servers, partition or target). Prints what is wrong and returns
+/// nullopt on bad input: a scenario error as load_scenario_from does, moved into the variant that
+/// caused it (throw_in_variant); a data error by data_error_line, naming the variant when it
+/// prepares apart from an earlier one.
+std::optional<VariantRuns> resolve_variants_or_report(const boost::program_options::variables_map& vm,
+                                                      const Scenario& scenario, bool load_data);
 
 }  // namespace pstwin::cli

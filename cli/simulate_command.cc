@@ -8,6 +8,7 @@
 #include "cli/device_option.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
+#include "cli/run_checks.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/variant_processes.h"
@@ -76,8 +77,10 @@ int simulate_command(const std::vector<std::string>& args) {
   const auto device = resolve_device(*requested, "simulate", &chosen);
   if (!device) return 2;
 
+  // What validate checks, with its messages, before the data is read whole.
+  if (!check_runs_or_report(*vm, *scenario, /*read_whole=*/false)) return 2;
   // Data is read once here per distinct data set; the children share it copy-on-write after fork.
-  const auto runs = resolve_variants_or_report(*scenario, /*load_data=*/true);
+  const auto runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/true);
   if (!runs) return 2;
   if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder,
                                                    {{"the scenario", (*vm)["scenario"].as<std::string>()}});

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/run_checks.h"
 #include "cli/sweep_variants.h"
 #include "runtime/errors.h"
-#include "runtime/wire_limit_check.h"
 
 namespace pstwin::cli {
 
@@ -59,6 +59,7 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
     throw SweepPlanError("invalid scenario " + scenario_path + ": " + e.what());
   }
   std::map<std::string, std::size_t> folders;
+  RunCheckCache checks;  // the points mostly share their data: each is read once
   for (std::size_t p = 0; p < plan.points.size(); ++p) {
     for (unsigned k = 0; k < seeds; ++k) {
       std::vector<std::string> sets = overrides;
@@ -70,10 +71,12 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
       std::string where = point_folder_name(axes, plan.points[p], base_seed + k);
       try {
         setting.scenario = load_scenario(scenario_path, sets);
-        // As validate and simulate do, for every grid point before any runs (sweep_plan.h).
-        check_synthetic_variants_fit_the_wire(setting.scenario);
+        // As validate, simulate and launch do, for every grid point before any runs (sweep_plan.h).
+        (void)check_runs(setting.scenario, /*read_whole=*/false, checks);
       } catch (const ScenarioError& e) {
         throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what());
+      } catch (const RunDataError& e) {
+        throw SweepPlanError("at " + where + ": " + e.what());
       }
       setting.seed = setting.scenario.seed;
       setting.folder = point_folder_name(axes, plan.points[p], setting.seed);

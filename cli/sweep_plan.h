@@ -49,8 +49,10 @@ struct SweepPlan {
 /// + 0..seeds-1. Loads every setting's scenario before anything runs. Runs go in
 /// OUT/<point_folder_name>/<variant>. Throws SweepPlanError "invalid scenario FILE at
 /// <folder>: /pointer: what" for a value the scenario refuses (a pointer it does not have
-/// included; a message too large for the wire, check_synthetic_variants_fit_the_wire), and for a run folder whose summary.json records other settings (naming the first
-/// differing pointer), two points that map to one folder, or seeds > 1 with an axis over /seed.
+/// included; what check_runs finds: the data as far as that is cheap, a model too large for the
+/// wire or its servers), "at <folder>: bad data ..." for a data file check_runs refuses, and
+/// for a run folder whose summary.json records other settings (naming the first differing
+/// pointer), two points that map to one folder, or seeds > 1 with an axis over /seed.
 SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<std::string>& overrides,
                           const std::vector<GridAxis>& axes, unsigned seeds, const std::string& out);
 

@@ -2,11 +2,10 @@
 
 #include "cli/commands.h"
 #include "cli/launch_failures.h"
+#include "cli/run_checks.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "runtime/consistency/controller.h"
-#include "runtime/data_check.h"
-#include "runtime/errors.h"
 #include "runtime/scenario/cluster_costs.h"
 
 namespace po = boost::program_options;
@@ -28,17 +27,10 @@ int validate_command(const std::vector<std::string>& args) {
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
   if (!take_simgrid_options(*vm, *scenario)) return 2;
-  // The data too, as far as that is cheap: what it finds is what simulate would refuse.
-  DataCheck data;
-  try {
-    data = check_data_cheaply(*scenario);
-  } catch (const DataError& e) {
-    std::cerr << data_error_line(*scenario, e) << "\n";
-    return 2;
-  } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
-    return 2;
-  }
+  // The data of every run too, as far as that is cheap, and each run against its model's size:
+  // what it finds is what simulate and launch would refuse, with the same message.
+  const auto data = check_runs_or_report(*vm, *scenario, /*read_whole=*/false);
+  if (!data) return 2;
   std::cout << "scenario '" << scenario->name << "' is valid: " << scenario->cluster.workers
             << " workers, " << scenario->cluster.servers << " servers, model "
             << scenario->model.type << ", variants:";
@@ -77,8 +69,8 @@ int validate_command(const std::vector<std::string>& args) {
         for (const auto& [pointer, value] : v["set"].items())
           std::cout << "variant " << v["name"].get<std::string>() << ": " << pointer << " = "
                     << (value.is_null() ? std::string("(removed)") : value.dump()) << "\n";
-  for (const std::string& line : data.checked) std::cout << "checked: " << line << "\n";
-  for (const std::string& line : data.not_checked) std::cout << "not checked: " << line << "\n";
+  for (const std::string& line : data->checked) std::cout << "checked: " << line << "\n";
+  for (const std::string& line : data->not_checked) std::cout << "not checked: " << line << "\n";
   std::cout << failure_notes(*scenario);
   return 0;
 }

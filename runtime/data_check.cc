@@ -35,6 +35,14 @@ Head read_head(const std::string& path, bool quotes) {
   return h;
 }
 
+/// The shape of a classifier's model: `features` and `classes`.
+ModelShape features_and_classes(std::size_t features, std::size_t classes) {
+  ModelShape shape;
+  shape.features = features;
+  shape.classes = classes;
+  return shape;
+}
+
 /// "all of it" or "its first 1048576 bytes (14210 lines)".
 std::string extent(const Head& h) {
   std::uint64_t lines = 0;
@@ -58,10 +66,12 @@ std::string not_parsed(const std::string& path, const char* what) {
          what + " there is reported then)";
 }
 
-void check_libsvm(const Scenario& s, const std::string& path, bool train, DataCheck& out) {
+/// Checks one LIBSVM file; returns its features and classes when it was read whole.
+std::optional<ModelShape> check_libsvm(const Scenario& s, const std::string& path, bool train, DataCheck& out) {
   const Head head = read_head(path, false);
   std::uint64_t rows = 0;
   std::string what = path + ": ";
+  std::optional<ModelShape> shape;
   if (head.text.empty() && !head.whole) {
     what += "readable (its first line is longer than " + std::to_string(kDataCheckBytes) + " bytes, so none parsed)";
   } else {
@@ -69,24 +79,35 @@ void check_libsvm(const Scenario& s, const std::string& path, bool train, DataCh
     check_labels_fit(s.model.type, d);
     rows = d.rows;
     what += extent(head) + " parses; labels " + labels_text(d.labels_seen) + " fit model type \"" + s.model.type + "\"";
+    if (head.whole) shape = features_and_classes(d.cols, d.num_classes);
   }
   if (!head.whole) out.not_checked.push_back(not_parsed(path, "a malformed line or a label the model cannot learn"));
   if (!train) {
     out.checked.push_back(what);
-    return;
+    return shape;
   }
   const std::uint32_t workers = s.cluster.workers;
-  // With epochs the iteration count needs every row: counting lines is cheap next to parsing.
+  // Rows are counted on until every worker has a full batch, or the file ends (then the count is
+  // exact); with epochs the iteration count needs them all. Counting is cheap next to parsing.
   const bool count_all = s.training.epochs.has_value();
-  if (!head.whole && (rows < workers || count_all))
-    rows += count_data_lines(path, head.text.size(), '#', count_all ? UINT64_MAX : workers - rows);
-  check_training_set_size(s, rows, path, head.whole || count_all);
-  out.checked.push_back(what + "; " + (head.whole || count_all ? "" : "at least ") + std::to_string(rows) + " rows for " +
+  const std::uint64_t needed = std::uint64_t{workers} * s.training.batch_size;
+  bool exact = head.whole;
+  if (!head.whole && (rows < needed || count_all)) {
+    const std::uint64_t wanted = count_all ? UINT64_MAX : needed - rows;
+    const std::uint64_t counted = count_data_lines(path, head.text.size(), '#', wanted);
+    rows += counted;
+    exact = count_all || counted < wanted;
+  }
+  check_training_set_size(s, rows, path, exact);
+  out.checked.push_back(what + "; " + (exact ? "" : "at least ") + std::to_string(rows) + " rows for " +
                         std::to_string(workers) + " workers");
+  return shape;
 }
 
-void check_idx(const Scenario& s, const std::string& images, const std::string& labels, bool train,
-               DataCheck& out) {
+/// Checks one IDX pair; returns its features (pixels) and classes (largest label + 1), which its
+/// header and labels fix.
+ModelShape check_idx(const Scenario& s, const std::string& images, const std::string& labels, bool train,
+                     DataCheck& out) {
   const IdxHead head = read_idx_head(images, labels, SIZE_MAX);
   check_labels_fit(s.model.type, labels, head.labels_seen, /*by_record=*/true);
   if (train) check_training_set_size(s, head.images, images + " + " + labels);
@@ -95,27 +116,55 @@ void check_idx(const Scenario& s, const std::string& images, const std::string& 
                         labels_text(head.labels_seen) + " fit model type \"" + s.model.type + "\"" +
                         (train ? "; a row for each of " + std::to_string(s.cluster.workers) + " workers" : ""));
   out.not_checked.push_back(images + " after its header: read when the job starts");
+  std::size_t classes = 0;
+  for (const LabelSeen& l : head.labels_seen) classes = std::max<std::size_t>(classes, static_cast<std::size_t>(l.label) + 1);
+  return features_and_classes(head.pixels, classes);
 }
 
-void check_ratings(const Scenario& s, const DataSection& d, DataCheck& out) {
+/// Checks a ratings file; returns its users and items when it was read whole.
+std::optional<ModelShape> check_ratings(const Scenario& s, const DataSection& d, DataCheck& out) {
   const Head head = read_head(d.file, true);
-  const std::uint64_t parsed = parse_ratings_table(head.text, d.file).all.size();
+  const RatingsTable table = parse_ratings_table(head.text, d.file);
+  const std::uint64_t parsed = table.all.size();
   std::uint64_t ratings = parsed;
   const auto train_rows = [&](std::uint64_t n) {
     return n - static_cast<std::uint64_t>(std::llround(d.test_fraction * static_cast<double>(n)));
   };
   const std::uint32_t workers = s.cluster.workers;
   const bool count_all = s.training.epochs.has_value();  // as for LIBSVM above
-  if (!head.whole && (train_rows(ratings) < workers || count_all)) {
-    // Enough ratings that the training split has a row per worker, and two more for rounding.
-    const auto enough = static_cast<std::uint64_t>(std::ceil(workers / (1.0 - d.test_fraction))) + 2;
-    ratings += count_data_lines(d.file, head.text.size(), '\0', count_all ? UINT64_MAX : enough - ratings);
+  // Counted on, as for LIBSVM, until the training split gives every worker a full batch and
+  // neither split is empty (round(test_fraction x n) in [1, n - 1], test_split_size), with two
+  // ratings more for rounding, or the file ends.
+  const double f = d.test_fraction;
+  const double batches = static_cast<double>(workers) * static_cast<double>(s.training.batch_size);
+  const auto enough = static_cast<std::uint64_t>(
+      std::max(std::ceil(batches / (1.0 - f)), std::max(std::ceil(0.5 / f), std::floor(0.5 / (1.0 - f)) + 1)) + 2);
+  bool exact = head.whole;
+  if (!head.whole && (ratings < enough || count_all)) {
+    const std::uint64_t wanted = count_all ? UINT64_MAX : enough - ratings;
+    const std::uint64_t counted = count_data_lines(d.file, head.text.size(), '\0', wanted);
+    ratings += counted;
+    exact = count_all || counted < wanted;
   }
-  check_training_set_size(s, train_rows(ratings), d.file, head.whole || count_all);
+  if (exact) (void)test_split_size(ratings, f, d.file);  // else there are `enough`
+  check_training_set_size(s, train_rows(ratings), d.file, exact);
   out.checked.push_back(d.file + ": " + extent(head) + " parses (" + std::to_string(parsed) + " ratings); " +
-                        (head.whole || count_all ? "" : "at least ") + std::to_string(train_rows(ratings)) +
+                        (exact ? "" : "at least ") + std::to_string(train_rows(ratings)) +
                         " training ratings for " + std::to_string(workers) + " workers");
-  if (!head.whole) out.not_checked.push_back(not_parsed(d.file, "a malformed record"));
+  if (!head.whole) {
+    out.not_checked.push_back(not_parsed(d.file, "a malformed record"));
+    return std::nullopt;
+  }
+  ModelShape shape;
+  shape.users = table.all.num_users;
+  shape.items = table.all.num_items;
+  return shape;
+}
+
+/// Both shapes' larger features and classes (a test set may have more, or fewer, than training).
+std::optional<ModelShape> wider(const std::optional<ModelShape>& a, const std::optional<ModelShape>& b) {
+  if (!a || !b) return std::nullopt;
+  return features_and_classes(std::max(a->features, b->features), std::max(a->classes, b->classes));
 }
 
 }  // namespace
@@ -131,17 +180,20 @@ DataCheck check_data_cheaply(const Scenario& s) {
   check_target_metric(s);
   const DataSection& d = *s.data;
   if (d.format == "ratings") {
-    check_ratings(s, d, out);
+    out.shape = check_ratings(s, d, out);
   } else if (d.format == "libsvm") {
-    check_libsvm(s, d.train, true, out);
-    check_libsvm(s, d.test, false, out);
+    const auto train = check_libsvm(s, d.train, true, out);
+    out.shape = wider(train, check_libsvm(s, d.test, false, out));
   } else {
-    check_idx(s, d.train, d.train_labels, true, out);
-    check_idx(s, d.test, d.test_labels, false, out);
+    const ModelShape train = check_idx(s, d.train, d.train_labels, true, out);
+    out.shape = wider(train, check_idx(s, d.test, d.test_labels, false, out));
   }
-  out.not_checked.push_back(
-      "the model's size (from the features and classes, or users and items, of all the data), and so whether "
-      "every server gets a key: checked when the job builds the model");
+  if (!out.shape)
+    out.not_checked.push_back(
+        std::string("the model's size (") +
+        (d.format == "ratings" ? "its users and items" : "its features, the largest index of either file, and classes") +
+        ", known once every line is read), and so whether every server gets a key and whether a key range fits "
+        "in one message (at most 1 GiB): checked when simulate or launch reads the data, before the job starts");
   return out;
 }
 

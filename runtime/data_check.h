@@ -3,9 +3,11 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "runtime/job_setup.h"
 #include "runtime/scenario/scenario.h"
 
 namespace pstwin {
@@ -17,6 +19,11 @@ inline constexpr std::size_t kDataCheckBytes = std::size_t{1} << 20;
 struct DataCheck {
   std::vector<std::string> checked;
   std::vector<std::string> not_checked;
+  /// The model's shape (features and classes, or users and items) when what was read fixes it:
+  /// an IDX pair's headers and labels, or LIBSVM and ratings files read whole (at most
+  /// kDataCheckBytes each). Otherwise empty, and `not_checked` says why. Never set for the
+  /// synthetic model, whose size is the scenario's.
+  std::optional<ModelShape> shape;
 };
 
 /// Checks cheaply what prepare_training would refuse:
@@ -26,11 +33,14 @@ struct DataCheck {
 ///   label (a label file is small), not the images;
 /// - the labels read fit the model (check_labels_fit);
 /// - the training set's size (check_training_set_size): beyond the parsed head, rows are
-///   counted as data lines, stopping once every worker has one, or all of them with
-///   training.epochs; a ratings file's training split is its ratings less
-///   round(test_fraction x ratings); the batch is checked only when the count is exact;
+///   counted as data lines, stopping once every worker has a full batch (or the file ends), or
+///   all of them with training.epochs; a ratings file's training split is its ratings less
+///   round(test_fraction x ratings), counted on until neither split can be empty
+///   (test_split_size); what needs the exact count is checked when the file ended first;
 /// - a target metric the model's metric can reach (check_target_metric);
-/// - a synthetic model's keys per server (check_servers_have_keys).
+/// - a synthetic model's keys per server (check_servers_have_keys);
+/// - the model's shape (DataCheck::shape), which the caller checks the job against
+///   (check_runs_fit_their_models, runtime/model_size_checks.h).
 /// Throws DataError (file:line) or ScenarioError (pointer) with prepare_training's messages.
 DataCheck check_data_cheaply(const Scenario& scenario);
 

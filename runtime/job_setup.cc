@@ -10,7 +10,7 @@
 #include "runtime/model/label_fit.h"
 #include "runtime/model/mf_model.h"
 #include "runtime/rng.h"
-#include "runtime/wire_limit_check.h"
+#include "runtime/model_size_checks.h"
 
 namespace pstwin {
 
@@ -105,34 +105,38 @@ void sample_train_eval_rows(const Scenario& scenario, PreparedTraining& p) {
 }
 }  // namespace
 
-void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTraining& p) {
-  if (scenario.model.type == "synthetic") return;
-  p.shape = shape;
+std::unique_ptr<Model> model_for_shape(const Scenario& scenario, const ModelShape& shape) {
   try {
     if (scenario.model.type == "mf") {
       if (scenario.data->format != "ratings")
         throw std::invalid_argument("model type \"mf\" needs ratings data (data format \"ratings\")");
-      p.model = std::make_unique<MfModel>(shape.users, shape.items, shape.train_mean,
-                                          scenario.model.rank, scenario.model.l2,
-                                          scenario.model.init_scale);
-    } else {
-      p.model = make_model(scenario.model, shape.features, shape.classes);
+      return std::make_unique<MfModel>(shape.users, shape.items, shape.train_mean, scenario.model.rank,
+                                       scenario.model.l2, scenario.model.init_scale);
     }
+    return make_model(scenario.model, shape.features, shape.classes);
   } catch (const std::invalid_argument& e) {
     throw ScenarioError("/model/type", e.what());
   }
-  check_servers_have_keys(scenario, p.model->num_parameters() / p.model->values_per_key());
-  check_messages_fit_the_wire(scenario, p.model->num_parameters() / p.model->values_per_key(),
-                              p.model->values_per_key(), p.model->sparse());
-  check_target_metric(scenario);
+}
+
+void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTraining& p) {
+  if (scenario.model.type == "synthetic") return;
+  p.shape = shape;
+  p.model = model_for_shape(scenario, shape);
+  check_job_fits_model(scenario, model_keys(*p.model));
+}
+
+ModelShape read_model_shape(const Scenario& scenario) {
+  PreparedTraining p;
+  read_datasets(scenario, /*with_test=*/true, p);
+  return shape_of(p);
 }
 
 PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data, std::size_t* rows_read) {
   PreparedTraining p;
   if (rows_read) *rows_read = 0;
   if (scenario.model.type == "synthetic") {
-    check_servers_have_keys(scenario, scenario.model.parameters);
-    check_messages_fit_the_wire(scenario, scenario.model.parameters, 1, false);
+    check_job_fits_model(scenario, ModelKeys{scenario.model.parameters, 1, false});
     return p;
   }
   if (data == NodeData::kNone) return p;
@@ -151,12 +155,13 @@ PreparedTraining prepare_training(const Scenario& scenario) {
   return prepare_node_data(scenario, NodeData::kAll);
 }
 
+bool same_model(const Scenario& a, const Scenario& b) {
+  return source_section(a, "data") == source_section(b, "data") &&
+         source_section(a, "model") == source_section(b, "model");
+}
+
 bool same_preparation(const Scenario& a, const Scenario& b) {
-  auto section = [](const Scenario& s, const char* key) {
-    return s.source.is_object() ? s.source.value(key, nlohmann::json()) : nlohmann::json();
-  };
-  return a.seed == b.seed && a.cluster.workers == b.cluster.workers &&
-         section(a, "data") == section(b, "data") && section(a, "model") == section(b, "model");
+  return a.seed == b.seed && a.cluster.workers == b.cluster.workers && same_model(a, b);
 }
 
 MetricGoal metric_goal(const PreparedTraining& prepared) {

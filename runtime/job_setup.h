@@ -55,6 +55,10 @@ enum class NodeData {
 /// /cluster/workers when there are fewer training rows than workers.
 PreparedTraining prepare_training(const Scenario& scenario);
 
+/// Whether `a` and `b` train the same model on the same data (the same data and model sections),
+/// so that their models have one shape and size.
+bool same_model(const Scenario& a, const Scenario& b);
+
 /// Whether prepare_training gives the same result for `a` and `b` (same data and model sections,
 /// seed and number of workers), so that variants may share one preparation.
 bool same_preparation(const Scenario& a, const Scenario& b);
@@ -67,9 +71,23 @@ bool same_preparation(const Scenario& a, const Scenario& b);
 PreparedTraining prepare_node_data(const Scenario& scenario, NodeData data,
                                    std::size_t* rows_read = nullptr);
 
-/// Builds `prepared.model` for `shape` (a no-op for the synthetic model) and checks it against the
-/// scenario as prepare_training does (ScenarioError at /model/type or /cluster/servers).
+/// The model a real scenario trains on data of `shape`, without its parameters (building it
+/// allocates nothing in proportion to its size). Throws ScenarioError at /model/type when the
+/// data does not fit the model (no features, a logistic model with more than 2 classes, mf
+/// without ratings, an mlp past 2^40 parameters). REQUIRES a model type other than "synthetic".
+std::unique_ptr<Model> model_for_shape(const Scenario& scenario, const ModelShape& shape);
+
+/// Builds `prepared.model` for `shape` (model_for_shape; a no-op for the synthetic model) and
+/// checks the job against it (check_job_fits_model, runtime/model_size_checks.h: ScenarioError
+/// at /cluster/servers, /partition/block_keys or /training/target_metric).
 void build_model(const Scenario& scenario, const ModelShape& shape, PreparedTraining& prepared);
+
+/// The shape of a real scenario's model from its data read whole, labels checked as
+/// prepare_training checks them, the rows then dropped: for `launch` to check the model before
+/// any node starts when check_data_cheaply (runtime/data_check.h) cannot tell its size (a
+/// LIBSVM or ratings file over its 1 MiB head). key_accesses is left empty. Throws DataError as
+/// prepare_training does.
+ModelShape read_model_shape(const Scenario& scenario);
 
 /// The test metric of the prepared model (Model::metric_name, higher_is_better), for RunRecorder;
 /// an empty name for the synthetic model, which has none.

@@ -100,39 +100,3 @@ void check_messages_fit_the_wire(const Scenario& scenario, std::uint64_t keys, s
 }
 
 }  // namespace pstwin
-
-namespace pstwin {
-
-namespace {
-
-/// `pointer` as one reference token of a JSON pointer (RFC 6901: "~" as "~0", "/" as "~1").
-std::string pointer_token(const std::string& pointer) {
-  std::string token;
-  for (const char c : pointer) token += c == '~' ? "~0" : c == '/' ? "~1" : std::string(1, c);
-  return token;
-}
-
-}  // namespace
-
-void check_synthetic_variants_fit_the_wire(const Scenario& scenario) {
-  if (scenario.model.type != "synthetic") return;
-  const nlohmann::json* variants =
-      scenario.source.is_object() && scenario.source.contains("variants") ? &scenario.source["variants"] : nullptr;
-  for (std::size_t i = 0; i < scenario.consistency.size(); ++i) {
-    const Scenario variant = scenario_for_variant(scenario, i);
-    try {
-      check_messages_fit_the_wire(variant, variant.model.parameters, 1, false);
-    } catch (const ScenarioError& e) {
-      if (!variants || !variants->is_array() || i >= variants->size()) throw;
-      // Where the user looks: the variant's own override of the field, else the variant.
-      const std::string message = std::string(e.what()).substr(e.pointer().size() + 2);
-      const std::string at = "/variants/" + std::to_string(i);
-      const nlohmann::json& set = (*variants)[i].value("set", nlohmann::json::object());
-      if (set.is_object() && set.contains(e.pointer()))
-        throw ScenarioError(at + "/set/" + pointer_token(e.pointer()), message);
-      throw ScenarioError(at, e.pointer() + " of the scenario this variant resolves to: " + message);
-    }
-  }
-}
-
-}  // namespace pstwin

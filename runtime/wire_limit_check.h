@@ -1,7 +1,8 @@
 // The scenario check that every message a job sends fits the wire's size limit
 // (kDefaultMaxMessageBytes, runtime/codec.h). A receiver drops a larger message, so a job whose
 // key range is too large for one message would only stall; this check refuses it before
-// anything starts, in validate, simulate, launch and node alike.
+// anything starts, in validate, simulate, launch, sweep and node alike (for each run:
+// check_runs_fit_their_models, runtime/model_size_checks.h).
 #pragma once
 
 #include <cstddef>
@@ -34,12 +35,5 @@ LargestMessage largest_message(const Scenario& scenario, std::uint64_t keys, std
 /// the limit.
 void check_messages_fit_the_wire(const Scenario& scenario, std::uint64_t keys, std::size_t values_per_key,
                                  bool sparse, std::uint64_t limit = kDefaultMaxMessageBytes);
-
-/// check_messages_fit_the_wire for each variant of a synthetic-model `scenario` (whose size is
-/// the scenario's own; a real model's comes from its data); nothing for other models. A
-/// variant's error is put where the user looks: /variants/<i>/set/<the field as one token> when
-/// the variant sets that field itself, else /variants/<i> naming the resolved scenario's field.
-/// Throws ScenarioError.
-void check_synthetic_variants_fit_the_wire(const Scenario& scenario);
 
 }  // namespace pstwin

@@ -144,7 +144,13 @@ TEST(Cli, ValidateChecksTheDataAndSaysWhatItDidNot) {
                            "\"logistic\"; 2000 rows for 4 workers"),
             std::string::npos)
       << ok.output;
-  EXPECT_NE(ok.output.find("not checked: the model's size"), std::string::npos) << ok.output;
+  // Both files read whole give the model's size: 20 features and a bias, over 2 servers.
+  EXPECT_NE(ok.output.find("checked: model logistic of 21 keys x 1 float32: each of 2 servers gets keys, and its "
+                           "largest message, a push or pull reply of one key range (11 keys x 1 float32), is 168 "
+                           "bytes, within the wire's limit of 1073741824"),
+            std::string::npos)
+      << ok.output;
+  EXPECT_EQ(ok.output.find("not checked: the model's size"), std::string::npos) << ok.output;
   // Each validated before, then simulate exited 2.
   std::ofstream(dir + "/labels24.svm") << "2 1:1\n# a comment\n4 2:1\n";
   const std::vector<std::pair<std::string, std::string>> cases = {

@@ -42,6 +42,37 @@ TEST(ValidateAgrees, BothCommandsRefuseWhatOnlyTheDataOrTheModelShowsIsWrong) {
   EXPECT_EQ(fits.exit_code, 0) << fits.output;
 }
 
+// A variant is a run of its own: what its "set" makes wrong, validate finds as simulate and
+// launch do, with one message at the variant's own setting. A trial's validate checked the
+// data, the servers and the target of the base scenario alone, and simulate checked the servers
+// and the target only for the first variant of each data set, so it ran the others.
+TEST(ValidateAgrees, EachVariantIsCheckedAsARunOfItsOwn) {
+  const std::string dir = fresh_dir();
+  const Refusal refusals[] = {
+      {R"({"/training/target_metric": 80})",
+       "/variants/1/set/~1training~1target_metric: a target accuracy must be in (0, 1] (a fraction, not a "
+       "percentage), got 80"},
+      {R"({"/cluster/servers": 30})",
+       "/variants/1/set/~1cluster~1servers: 30 servers for a model of 21 keys; every server needs at least one"},
+      {R"({"/cluster/workers": 3000})",
+       "/variants/1/set/~1cluster~1workers: 3000 workers but only 2000 training rows in " + dir + "/train.svm"},
+      {R"({"/data/train": ")" + dir + R"(/missing.svm"})",
+       "pstwin: bad data at /data/train: " + dir + "/missing.svm: cannot open: No such file or directory (variant b)"},
+  };
+  for (const auto& [set, message] : refusals) {
+    auto s = toy_scenario(dir);
+    s.erase("consistency");
+    s["variants"] = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}, {"set", nlohmann::json::parse(set)}}});
+    write_json(dir + "/v.json", s);
+    for (const std::string& command : {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
+                                       "launch --transport inproc --out " + dir + "/inproc"}) {
+      const auto r = run_pstwin(command + " " + dir + "/v.json");
+      EXPECT_EQ(r.exit_code, 2) << command << " " << set << "\n" << r.output;
+      EXPECT_NE(r.output.find(message), std::string::npos) << command << " " << set << "\n" << r.output;
+    }
+  }
+}
+
 TEST(ValidateAgrees, ARemovedKeyIsPrintedAsRemoved) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));

@@ -3,6 +3,9 @@
 // and the fix. Nothing is allocated at that size: the check reads the scenario only.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "tests/sim_test_support.h"
 
 namespace pstwin {
@@ -65,6 +68,130 @@ TEST(CliWireLimit, AVariantTooLargeIsBlamedOnItsOwnSetting) {
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("/variants/1/set/~1cluster~1servers: a push or pull reply"), std::string::npos)
       << r.output;
+}
+
+// A real model's size follows from its data: a LIBSVM feature index of 280000000 makes a
+// logistic model of 280000001 keys, one key range on one server. Writes train.svm (`head` first,
+// then the wide row) and test.svm into `dir` and a scenario of them; returns its path.
+std::string wide_libsvm_scenario(const std::string& dir, const std::string& head = "") {
+  auto s = toy_scenario(dir);
+  std::ofstream(dir + "/train.svm") << head << "+1 1:1\n-1 280000000:1\n";
+  std::ofstream(dir + "/test.svm") << "+1 1:1\n";
+  s["cluster"]["servers"] = 1;
+  s["cluster"]["workers"] = 2;
+  s["training"]["batch_size"] = 1;
+  s["training"]["iterations"] = 2;
+  write_json(dir + "/wide.json", s);
+  return dir + "/wide.json";
+}
+
+const std::string kSaidReal =
+    "/cluster/servers: a push or pull reply of one key range (280000001 keys x 1 float32) would be 1120000128 "
+    "bytes, over the wire's limit of 1073741824 bytes per message; use at least 2 servers";
+
+// Every command refuses it with the line a synthetic model gets, before anything starts: a
+// trial's `launch` over ZeroMQ started the servers and workers, and its scheduler refused it then.
+TEST(CliWireLimit, ARealModelTooLargeIsRefusedBeforeAnyNodeStarts) {
+  const std::string dir = fresh_dir();
+  const std::string scenario = wide_libsvm_scenario(dir);
+  const std::string line = "pstwin: invalid scenario " + scenario + ": " + kSaidReal;
+  for (const std::string& command :
+       {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
+        "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
+        "launch --transport inproc --stall-timeout 5 --out " + dir + "/inproc"}) {
+    const auto r = run_pstwin(command + " " + scenario);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(line), std::string::npos) << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find("launch: bsp"), std::string::npos) << command << "\n" << r.output;  // no node started
+  }
+  for (const char* out : {"/sim", "/zmq", "/inproc"}) EXPECT_FALSE(std::filesystem::exists(dir + out)) << out;
+}
+
+// Over 1 MiB, the largest index may lie anywhere: validate says it did not check the size, and
+// launch reads the file whole before it starts a node.
+TEST(CliWireLimit, ARealModelWhoseSizeNeedsTheWholeFileIsCheckedByLaunchAndSaidUncheckedByValidate) {
+  const std::string dir = fresh_dir();
+  std::string head;
+  for (int i = 0; i < 160000; ++i) head += "+1 1:1\n";  // 1.1 MB
+  const std::string scenario = wide_libsvm_scenario(dir, head);
+  const auto v = run_pstwin("validate " + scenario);
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  EXPECT_NE(v.output.find("not checked: the model's size (its features, the largest index of either file, and "
+                          "classes, known once every line is read), and so whether every server gets a key and "
+                          "whether a key range fits in one message (at most 1 GiB)"),
+            std::string::npos)
+      << v.output;
+  for (const std::string& command : {"launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
+                                     "simulate --quiet --out " + dir + "/sim"}) {
+    const auto r = run_pstwin(command + " " + scenario);
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("pstwin: invalid scenario " + scenario + ": " + kSaidReal), std::string::npos)
+        << command << "\n" << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/zmq"));
+}
+
+// A sweep sizes a real model at every grid point before any runs, as for a synthetic one.
+TEST(CliWireLimit, SweepRefusesAGridPointWhereARealModelIsTooLarge) {
+  const std::string dir = fresh_dir();
+  const auto r = run_pstwin("sweep " + wide_libsvm_scenario(dir) + " --grid /cluster/servers=2,1 --out " + dir + "/sweep");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("at cluster.servers=1_seed=3: " + kSaidReal), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("running"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/sweep")) << r.output;
+}
+
+// A variant's own servers: blamed there by every command, as for a synthetic model.
+TEST(CliWireLimit, ARealModelTooLargeInOneVariantIsBlamedOnItsOwnSetting) {
+  const std::string dir = fresh_dir();
+  auto s = read_json(wide_libsvm_scenario(dir));
+  s["cluster"]["servers"] = 2;
+  s.erase("consistency");
+  s["variants"] = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}, {"set", {{"/cluster/servers", 1}}}}});
+  write_json(dir + "/v.json", s);
+  const std::string line = "pstwin: invalid scenario " + dir + "/v.json: /variants/1/set/~1cluster~1servers: " +
+                           kSaidReal.substr(std::string("/cluster/servers: ").size());
+  for (const std::string& command : {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
+                                     "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq"}) {
+    const auto r = run_pstwin(command + " " + dir + "/v.json");
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(line), std::string::npos) << command << "\n" << r.output;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir + "/zmq"));
+}
+
+// An IDX pair's headers and labels give an mlp's size, without its images: 784 pixels and labels
+// 0 and 9 (10 classes) under a hidden layer of 400000 make 318000010 keys. The images file here
+// is its header alone, so nothing but the header can have been read.
+TEST(CliWireLimit, ValidateSizesAnIdxModelFromItsHeaders) {
+  const std::string dir = fresh_dir();
+  const auto be32 = [](std::uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+                       static_cast<char>(v)};
+  };
+  std::ofstream(dir + "/img", std::ios::binary) << be32(0x803) + be32(2) + be32(28) + be32(28);
+  std::ofstream(dir + "/lbl", std::ios::binary) << be32(0x801) + be32(2) + std::string{0, 9};
+  auto s = toy_scenario(dir);
+  s["data"] = {{"format", "idx"}, {"train", dir + "/img"}, {"train_labels", dir + "/lbl"},
+               {"test", dir + "/img"}, {"test_labels", dir + "/lbl"}};
+  s["model"] = {{"type", "mlp"}, {"hidden", {400000}}};
+  s["cluster"]["servers"] = 1;
+  s["cluster"]["workers"] = 2;
+  s["training"]["batch_size"] = 1;
+  write_json(dir + "/mlp.json", s);
+  const auto r = run_pstwin("validate " + dir + "/mlp.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("pstwin: invalid scenario " + dir + "/mlp.json: /cluster/servers: a push or pull reply "
+                          "of one key range (318000010 keys x 1 float32) would be 1272000164 bytes, over the wire's "
+                          "limit of 1073741824 bytes per message; use at least 2 servers"),
+            std::string::npos)
+      << r.output;
+  // With the servers it names, the size is said as checked.
+  const auto fits = run_pstwin("validate " + dir + "/mlp.json --set /cluster/servers=2");
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+  EXPECT_NE(fits.output.find("checked: model mlp of 318000010 keys x 1 float32: each of 2 servers gets keys"),
+            std::string::npos)
+      << fits.output;
 }
 
 }  // namespace

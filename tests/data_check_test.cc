@@ -60,7 +60,14 @@ TEST_F(DataCheckTest, SmallFilesAreCheckedWhole) {
   ASSERT_EQ(c.checked.size(), 2u);
   EXPECT_EQ(c.checked[0], (dir_ / "train.svm").string() +
                               ": all of it parses; labels -1, 1 fit model type \"logistic\"; 3 rows for 3 workers");
-  EXPECT_EQ(c.not_checked.size(), 1u);  // only the model's size
+  // Read whole, the files give the model's shape: features 2 (the largest index), classes 2.
+  EXPECT_TRUE(c.not_checked.empty());
+  ASSERT_TRUE(c.shape.has_value());
+  EXPECT_EQ(c.shape->features, 2u);
+  EXPECT_EQ(c.shape->classes, 2u);
+  // The test set's larger index counts too (the model is as wide as either file).
+  write("test.svm", "-1 7:1\n");
+  EXPECT_EQ(check_data_cheaply(parse_scenario(libsvm_scenario(3))).shape->features, 7u);
 }
 
 TEST_F(DataCheckTest, MissingTrainingFileIsNamed) {
@@ -95,6 +102,12 @@ TEST_F(DataCheckTest, LargeFilesAreParsedInTheirHeadAndCountedBeyond) {
   EXPECT_NE(c.checked[0].find("at least 180000 rows for 180000 workers"), std::string::npos) << c.checked[0];
   ASSERT_EQ(c.not_checked.size(), 2u);
   EXPECT_EQ(c.not_checked[0].substr(0, c.not_checked[0].find(':')), (dir_ / "train.svm").string() + " after its first 1048576 bytes");
+  // Its largest index may lie past the head: the model's size is not known, and said so.
+  EXPECT_FALSE(c.shape.has_value());
+  EXPECT_EQ(c.not_checked[1].substr(0, c.not_checked[1].find(':')),
+            "the model's size (its features, the largest index of either file, and classes, known once every line "
+            "is read), and so whether every server gets a key and whether a key range fits in one message (at most "
+            "1 GiB)");
   EXPECT_EQ(error_of<ScenarioError>(libsvm_scenario(200002)),
             "/cluster/workers: 200002 workers but only 200001 training rows in " + (dir_ / "train.svm").string());
   write("train.svm", "+1 oops\n" + rows);
@@ -115,6 +128,11 @@ TEST_F(DataCheckTest, IdxLabelsAreCheckedByRecord) {
   EXPECT_EQ(e.substr(0, e.find(" does")), labels + ": record 3: label 2") << e;
   s["model"]["type"] = "softmax";
   EXPECT_EQ(error_of<DataError>(s), "<passes>");
+  // The headers and labels give the model's shape, the images unread: 1 pixel, 3 classes.
+  const auto shape = check_data_cheaply(parse_scenario(s)).shape;
+  ASSERT_TRUE(shape.has_value());
+  EXPECT_EQ(shape->features, 1u);
+  EXPECT_EQ(shape->classes, 3u);
   s["cluster"]["workers"] = 4;
   EXPECT_EQ(error_of<ScenarioError>(s), "/cluster/workers: 4 workers but only 3 training rows in " + images + " + " + labels);
 }
@@ -126,8 +144,22 @@ TEST_F(DataCheckTest, RatingsTrainingSplitNeedsARowPerWorker) {
   s["data"] = {{"format", "ratings"}, {"file", write("r.csv", csv)}, {"test_fraction", 0.5}};
   s["model"] = {{"type", "mf"}, {"rank", 2}};
   EXPECT_EQ(error_of<ScenarioError>(s), "<passes>");  // 10 ratings, 5 for training
+  const auto shape = check_data_cheaply(parse_scenario(s)).shape;  // the whole file: 10 users, 3 items
+  ASSERT_TRUE(shape.has_value());
+  EXPECT_EQ(shape->users, 10u);
+  EXPECT_EQ(shape->items, 3u);
   s["cluster"]["workers"] = 6;
   EXPECT_EQ(error_of<ScenarioError>(s), "/cluster/workers: 6 workers but only 5 training rows in " + (dir_ / "r.csv").string());
+  // A file read whole whose test split would be empty: round(0.1 x 3) = 0 ratings.
+  s["cluster"]["workers"] = 1;
+  s["data"]["test_fraction"] = 0.1;
+  write("r3.csv", "userId,movieId,rating\n1,1,4\n2,1,3\n3,2,5\n");
+  s["data"]["file"] = (dir_ / "r3.csv").string();
+  EXPECT_EQ(error_of<DataError>(s),
+            (dir_ / "r3.csv").string() + ": 3 ratings cannot be split with test_fraction 0.100000: a split would be empty");
+  s["data"]["file"] = (dir_ / "r.csv").string();
+  s["data"]["test_fraction"] = 0.5;
+  s["cluster"]["workers"] = 6;
   write("r.csv", csv + "1,x,3\n");
   EXPECT_EQ(error_of<DataError>(s).substr(0, (dir_ / "r.csv").string().size() + 4), (dir_ / "r.csv").string() + ":12:");
 }

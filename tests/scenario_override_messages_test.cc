@@ -34,17 +34,88 @@ TEST(OverrideMessages, ASetIntoAMissingSectionSaysHowToAddIt) {
             "inside: --set '/simulation={\"nic_send_window\":1}'");
   // The advice works, and a missing object deeper down is named the same way.
   EXPECT_EQ(load_error(path, {"/simulation={\"nic_send_window\":1}"}), "<valid>");
+  // A key the added section cannot have: the advice would be refused, and that is said instead.
   EXPECT_EQ(load_error(path, {"/compression/gradients/ratio=0.1"}),
             "/compression/gradients/ratio: cannot set: the parent /compression/gradients does not exist: the scenario "
-            "has no /compression section; add it with the key "
-            "inside: --set '/compression={\"gradients\":{\"ratio\":0.1}}'");
-  EXPECT_EQ(load_error(path, {"/cluster/worker/nic/queue=4"}),
-            "/cluster/worker/nic/queue: cannot set: the parent /cluster/worker/nic does not exist: the scenario has no "
-            "/cluster/worker/nic; add it with the key "
-            "inside: --set '/cluster/worker/nic={\"queue\":4}'");
+            "has no /compression section; adding it with the key inside (--set "
+            "'/compression={\"gradients\":{\"ratio\":0.1}}') is refused too: /compression/gradients: unknown key "
+            "\"gradients\"; allowed keys: push, pull, clip");
+  EXPECT_EQ(load_error(path, {"/fault_tolerance/replication=1"}),
+            "/fault_tolerance/replication: cannot set: the parent /fault_tolerance does not exist: the scenario has no "
+            "/fault_tolerance section; add it with the key inside: --set '/fault_tolerance={\"replication\":1}'");
   // A list's missing element is no object to add: the plain refusal stays.
   EXPECT_EQ(load_error(path, {"/consistency/4/mode=asp"}),
             "/consistency/4/mode: cannot set: the parent /consistency/4 does not exist");
+}
+
+// The advice is tried before it is given. A trial's misspelt section got the advice to add it
+// (refused in turn as an unknown key), and so did a key no object of that kind has.
+TEST(OverrideMessages, ASectionOrKeyAScenarioCannotHaveIsNamedWithTheOnesItCan) {
+  ScratchDir dir("override");
+  const std::string path = dir.write("s.json", kScenario);
+  const std::string sections =
+      "name, seed, data, model, training, consistency, cluster, stragglers, fault_tolerance, failures, partition, "
+      "output, simulation, compression";
+  EXPECT_EQ(load_error(path, {"/simulaton/nic_window=4"}),
+            "/simulaton/nic_window: cannot set: the parent /simulaton does not exist: a scenario has no section "
+            "\"simulaton\" (did you mean \"simulation\"?); its sections are " + sections);
+  EXPECT_EQ(load_error(path, {"/xyz/a=1"}),
+            "/xyz/a: cannot set: the parent /xyz does not exist: a scenario has no section \"xyz\"; its sections are " +
+                sections);
+  EXPECT_EQ(load_error(path, {"/cluster/worker/nic/queue=4"}),
+            "/cluster/worker/nic/queue: cannot set: the parent /cluster/worker/nic does not exist: /cluster/worker has "
+            "no key \"nic\"; its keys are device, link, messaging");
+  // The section exists in a scenario, the key in it does not: the advice would be refused there.
+  EXPECT_EQ(load_error(path, {"/simulation/nic_windw=4"}),
+            "/simulation/nic_windw: cannot set: the parent /simulation does not exist: the scenario has no /simulation "
+            "section; adding it with the key inside (--set '/simulation={\"nic_windw\":4}') is refused too: "
+            "/simulation/nic_windw: unknown key \"nic_windw\"; allowed keys: cfg, nic_window, nic_send_window");
+  // In a variant's "set", the same, as a "set" entry.
+  nlohmann::json v = nlohmann::json::parse(kScenario);
+  v.erase("consistency");
+  v["variants"] = {{{"name", "w"}, {"set", {{"/simulaton/nic_window", 2}}}}};
+  const std::string variants = dir.write("v.json", v.dump());
+  EXPECT_EQ(load_error(variants, {}),
+            "/variants/0/set/~1simulaton~1nic_window: cannot set: the parent /simulaton does not exist: a scenario has "
+            "no section \"simulaton\" (did you mean \"simulation\"?); its sections are " + sections);
+}
+
+// An index below the missing key is a list's: a trial's /simulation/cfg/0 was advised as an
+// object with a key "0". Only a list's first element can start one.
+TEST(OverrideMessages, APointerThroughAListAddsAList) {
+  ScratchDir dir("override");
+  const std::string path = dir.write("s.json", kScenario);
+  for (const char* index : {"0", "-"})
+    EXPECT_EQ(load_error(path, {std::string("/simulation/cfg/") + index + "=network/model:CM02"}),
+              std::string("/simulation/cfg/") + index +
+                  ": cannot set: the parent /simulation/cfg does not exist: the scenario has no /simulation section; "
+                  "add it with the key inside: --set '/simulation={\"cfg\":[\"network/model:CM02\"]}'");
+  EXPECT_EQ(load_error(path, {"/simulation={\"cfg\":[\"network/model:CM02\"]}"}), "<valid>");
+  EXPECT_EQ(load_error(path, {"/simulation/cfg/2=network/model:CM02"}),
+            "/simulation/cfg/2: cannot set: the parent /simulation/cfg does not exist");
+  // Variants for a scenario of a "consistency" list: adding them that way is refused, and said.
+  EXPECT_EQ(load_error(path, {"/variants/0/set/~1training~1iterations=3"}),
+            "/variants/0/set/~1training~1iterations: cannot set: the parent /variants/0/set does not exist: the "
+            "scenario has no /variants section; adding it with the key inside (--set "
+            "'/variants=[{\"set\":{\"/training/iterations\":3}}]') is refused too: /consistency: expected one "
+            "consistency object ({\"mode\": ...}), got an array");
+}
+
+// A trial's --set /simulation/nic_window=1e1 was advised as {"nic_window":10.0}: a count
+// written as a float. A float that holds an integer is written as the integer.
+TEST(OverrideMessages, AnIntegerWrittenAsAFloatIsAdvisedAsAnInteger) {
+  ScratchDir dir("override");
+  const std::string path = dir.write("s.json", kScenario);
+  for (const char* value : {"1e1", "10.0"})
+    EXPECT_EQ(load_error(path, {std::string("/simulation/nic_window=") + value}),
+              std::string("/simulation/nic_window: cannot set: the parent /simulation does not exist: the scenario "
+                          "has no /simulation section; add it with the key inside: --set "
+                          "'/simulation={\"nic_window\":10}'"));
+  // A fraction stays one (here in advice the synthetic model refuses: it has nothing to compress).
+  EXPECT_EQ(load_error(path, {"/compression/push/ratio=0.25"}),
+            "/compression/push/ratio: cannot set: the parent /compression/push does not exist: the scenario has no "
+            "/compression section; adding it with the key inside (--set '/compression={\"push\":{\"ratio\":0.25}}') "
+            "is refused too: /compression: the synthetic model sends sizes, not values: there is nothing to compress");
 }
 
 // A pointer is the user's bytes, not always UTF-8: the advice, which writes its keys as JSON,
@@ -54,7 +125,8 @@ TEST(OverrideMessages, AKeyThatIsNotUtf8IsWrittenReplacedInTheAdvice) {
   const std::string path = dir.write("s.json", kScenario);
   EXPECT_EQ(load_error(path, {"/simulation/\xff/y=1"}),
             "/simulation/\xff/y: cannot set: the parent /simulation/\xff does not exist: the scenario has no "
-            "/simulation section; add it with the key inside: --set '/simulation={\"\xef\xbf\xbd\":{\"y\":1}}'");
+            "/simulation section; adding it with the key inside (--set '/simulation={\"\xef\xbf\xbd\":{\"y\":1}}') "
+            "is refused too: /simulation/\xff: unknown key \"\xff\"; allowed keys: cfg, nic_window, nic_send_window");
 }
 
 TEST(OverrideMessages, AVariantsSetIntoAMissingSectionSaysHowToAddIt) {

@@ -60,6 +60,11 @@ struct RatingsSplit {
   Dataset test;
 };
 
+/// How many of `n` ratings (of file `source`) go to the test split: round(test_fraction x n).
+/// Throws DataError (line 0) when either split would be empty, and std::invalid_argument for a
+/// test_fraction outside (0, 1).
+std::size_t test_split_size(std::size_t n, double test_fraction, const std::string& source);
+
 /// Splits `table` per rating: a permutation of the ratings drawn from Rng(seed) puts its first
 /// round(test_fraction * N) ratings in the test split and the rest in the training split, so the
 /// split is exact (e.g. 90/10) and the same seed gives the same split. Each Dataset has rows =

@@ -238,15 +238,20 @@ RatingsTable parse_ratings_table(std::string_view text, const std::string& path)
 }
 
 
-RatingsSplit split_ratings(const RatingsTable& table, double test_fraction, std::uint64_t seed) {
+std::size_t test_split_size(std::size_t n, double test_fraction, const std::string& source) {
   if (!(test_fraction > 0.0 && test_fraction < 1.0))
     throw std::invalid_argument("test_fraction must be in (0, 1), got " + std::to_string(test_fraction));
-  const std::size_t n = table.all.size();
   const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(n)));
   if (n_test == 0 || n_test == n)
-    throw DataError(table.source, 0,
+    throw DataError(source, 0,
                     std::to_string(n) + " ratings cannot be split with test_fraction " +
                         std::to_string(test_fraction) + ": a split would be empty");
+  return n_test;
+}
+
+RatingsSplit split_ratings(const RatingsTable& table, double test_fraction, std::uint64_t seed) {
+  const std::size_t n = table.all.size();
+  const std::size_t n_test = test_split_size(n, test_fraction, table.source);
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   Rng rng(seed);

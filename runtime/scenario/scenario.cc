@@ -83,7 +83,9 @@ void apply_override(nlohmann::json& doc, const std::string& text, const std::str
     // A key the included file gives, not the scenario: say so, and how to set it.
     std::string hint = include_override_hint(doc, pointer_text, value, base_dir, OverrideForm::kCommandLine);
     // A section the scenario lacks: say so, and how to add it.
-    if (hint.empty() && !value.is_null()) hint = missing_parent_hint(doc, pointer_text, value, OverrideForm::kCommandLine);
+    if (hint.empty() && !value.is_null())
+      hint = missing_parent_hint(doc, pointer_text, value, OverrideForm::kCommandLine,
+                                 [&](const nlohmann::json& d) { (void)parse_scenario(d, base_dir); });
     if (hint.empty()) throw;
     throw ScenarioError(pointer_text, hint);
   }
@@ -114,6 +116,10 @@ Scenario scenario_for_variant(const Scenario& s, std::size_t i) {
   Scenario run = s;
   run.consistency = {s.consistency.at(i)};
   return run;
+}
+
+nlohmann::json source_section(const Scenario& s, const std::string& key) {
+  return s.source.is_object() ? s.source.value(key, nlohmann::json()) : nlohmann::json();
 }
 
 std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows) {

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/device_spec.h"
+#include "runtime/errors.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/key_placement.h"
 #include "runtime/model/model_section.h"
@@ -288,6 +289,19 @@ struct Scenario {
 /// scenario built by hand (no variant_scenarios) gives a copy of `s` with consistency[i] alone.
 /// Throws std::out_of_range when i >= s.consistency.size().
 Scenario scenario_for_variant(const Scenario& s, std::size_t i);
+
+/// Section `key` of the document `s` was parsed from (s.source), or null when it has none: for
+/// telling whether two runs read the same data or train the same model.
+nlohmann::json source_section(const Scenario& s, const std::string& key);
+
+/// Throws `e`, found by a check of variant `i`'s scenario (scenario_for_variant) made after
+/// parsing (against its data or its model's size), where a parse error of the variant would be:
+/// at the deepest pointer of the variant's "set" covering e's pointer
+/// ("/variants/1/set/~1cluster~1servers"), at its own consistency, else at "/variants/<i>" naming
+/// the resolved scenario's pointer. `e` unchanged when `s` has no "variants" (its runs differ
+/// in consistency alone) or the variant overrides nothing but its consistency (what failed is
+/// the base's). Always throws ScenarioError.
+[[noreturn]] void throw_in_variant(const ScenarioError& e, const Scenario& s, std::size_t i);
 
 /// Clocks each worker runs: training.iterations, or with training.epochs,
 /// ceil(epochs * train_rows / (workers * batch_size)), so every run of a scenario sees

@@ -75,8 +75,9 @@ void check_consistency_object(const json& c, const std::string& ptr, const std::
   if (c.contains("name")) throw ScenarioError(child_pointer(ptr, "name"), name_hint);
 }
 
-/// Applies a variant's "set" (at `ptr`) to `run`, recording its pointers in `where`.
-void apply_set(const json& set, const std::string& ptr, json& run, VariantSource& where, const std::string& base_dir) {
+/// Applies the "set" (at `ptr`) of variant `name` to `run`, recording its pointers in `where`.
+void apply_set(const json& set, const std::string& ptr, json& run, VariantSource& where, const std::string& base_dir,
+               const std::string& name) {
   if (!set.is_object())
     throw ScenarioError(ptr, "expected an object {\"/json/pointer\": value, ...}, got " + describe(set));
   for (const auto& [key, value] : set.items()) {
@@ -94,7 +95,10 @@ void apply_set(const json& set, const std::string& ptr, json& run, VariantSource
     } catch (const ScenarioError& e) {
       // A key the included file gives, not the scenario: say so, and how to set it.
       std::string hint = include_override_hint(run, key, value, base_dir, OverrideForm::kVariant);
-      if (hint.empty() && !value.is_null()) hint = missing_parent_hint(run, key, value, OverrideForm::kVariant);
+      if (hint.empty() && !value.is_null())
+        hint = missing_parent_hint(run, key, value, OverrideForm::kVariant, [&](const json& d) {
+          (void)parse_one_scenario(with_consistency_list(d, name), base_dir);
+        });
       throw ScenarioError(at, hint.empty() ? message_of(e) : hint);
     }
     where.set_keys.push_back(key);
@@ -105,6 +109,20 @@ void apply_set(const json& set, const std::string& ptr, json& run, VariantSource
 }
 
 }  // namespace
+
+void throw_in_variant(const ScenarioError& e, const Scenario& s, std::size_t i) {
+  const json* variants = s.source.is_object() && s.source.contains("variants") ? &s.source["variants"] : nullptr;
+  if (!variants || !variants->is_array() || i >= variants->size() || !(*variants)[i].is_object()) throw e;
+  const json& variant = (*variants)[i];
+  VariantSource where;
+  where.ptr = "/variants/" + std::to_string(i);
+  where.own_consistency = variant.contains("consistency");
+  if (const auto set = variant.find("set"); set != variant.end() && set->is_object())
+    for (const auto& [key, value] : set->items()) where.set_keys.push_back(key);
+  // Nothing of its own but the consistency, which these checks do not read: the base failed.
+  if (where.set_keys.empty() && !covers("/consistency", unwrap_consistency(e.pointer()))) throw e;
+  rethrow_in_variant(e, where);
+}
 
 void set_json_pointer(json& doc, const std::string& pointer_text, json value) {
   json::json_pointer pointer;
@@ -195,7 +213,7 @@ Scenario parse_variants(const json& doc, const std::string& base_dir) {
       run["consistency"] = v.at("consistency");
       where.own_consistency = true;
     }
-    if (v.has("set")) apply_set(v.at("set"), v.ptr("set"), run, where, base_dir);
+    if (v.has("set")) apply_set(v.at("set"), v.ptr("set"), run, where, base_dir, name);
     // Named as a shorthand entry, so the resolved document is a scenario of its own.
     run = with_consistency_list(std::move(run), name);
     Scenario resolved;
