@@ -8,6 +8,7 @@
 #include "runtime/data_check.h"
 #include "runtime/errors.h"
 #include "runtime/scenario/cluster_costs.h"
+#include "runtime/count_text.h"
 
 namespace po = boost::program_options;
 
@@ -39,8 +40,8 @@ int validate_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
     return 2;
   }
-  std::cout << "scenario '" << scenario->name << "' is valid: " << scenario->cluster.workers
-            << " workers, " << scenario->cluster.servers << " servers, model "
+  std::cout << "scenario '" << scenario->name << "' is valid: " << count_text(scenario->cluster.workers, "worker")
+            << ", " << count_text(scenario->cluster.servers, "server") << ", model "
             << scenario->model.type << ", variants:";
   for (const auto& v : scenario->consistency) std::cout << ' ' << v.name;
   if (!scenario->simulation.cfg.empty()) {

@@ -10,6 +10,7 @@
 #include "runtime/data/read_file.h"
 #include "runtime/job_checks.h"
 #include "runtime/model/label_fit.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 namespace {
@@ -81,8 +82,8 @@ void check_libsvm(const Scenario& s, const std::string& path, bool train, DataCh
   if (!head.whole && (rows < workers || count_all))
     rows += count_data_lines(path, head.text.size(), '#', count_all ? UINT64_MAX : workers - rows);
   check_training_set_size(s, rows, path, head.whole || count_all);
-  out.checked.push_back(what + "; " + (head.whole || count_all ? "" : "at least ") + std::to_string(rows) + " rows for " +
-                        std::to_string(workers) + " workers");
+  out.checked.push_back(what + "; " + (head.whole || count_all ? "" : "at least ") + count_text(rows, "row") + " for " +
+                        count_text(workers, "worker"));
 }
 
 void check_idx(const Scenario& s, const std::string& images, const std::string& labels, bool train,
@@ -90,10 +91,10 @@ void check_idx(const Scenario& s, const std::string& images, const std::string& 
   const IdxHead head = read_idx_head(images, labels, SIZE_MAX);
   check_labels_fit(s.model.type, labels, head.labels_seen, /*by_record=*/true);
   if (train) check_training_set_size(s, head.images, images + " + " + labels);
-  out.checked.push_back(images + " + " + labels + ": headers of " + std::to_string(head.images) + " images of " +
-                        std::to_string(head.pixels) + " pixels and as many labels; labels " +
+  out.checked.push_back(images + " + " + labels + ": headers of " + count_text(head.images, "image") + " of " +
+                        count_text(head.pixels, "pixel") + " and as many labels; labels " +
                         labels_text(head.labels_seen) + " fit model type \"" + s.model.type + "\"" +
-                        (train ? "; a row for each of " + std::to_string(s.cluster.workers) + " workers" : ""));
+                        (train ? "; a row for each of " + count_text(s.cluster.workers, "worker") : ""));
   out.not_checked.push_back(images + " after its header: read when the job starts");
 }
 
@@ -112,9 +113,9 @@ void check_ratings(const Scenario& s, const DataSection& d, DataCheck& out) {
     ratings += count_data_lines(d.file, head.text.size(), '\0', count_all ? UINT64_MAX : enough - ratings);
   }
   check_training_set_size(s, train_rows(ratings), d.file, head.whole || count_all);
-  out.checked.push_back(d.file + ": " + extent(head) + " parses (" + std::to_string(parsed) + " ratings); " +
-                        (head.whole || count_all ? "" : "at least ") + std::to_string(train_rows(ratings)) +
-                        " training ratings for " + std::to_string(workers) + " workers");
+  out.checked.push_back(d.file + ": " + extent(head) + " parses (" + count_text(parsed, "rating") + "); " +
+                        (head.whole || count_all ? "" : "at least ") +
+                        count_text(train_rows(ratings), "training rating") + " for " + count_text(workers, "worker"));
   if (!head.whole) out.not_checked.push_back(not_parsed(d.file, "a malformed record"));
 }
 
@@ -124,8 +125,8 @@ DataCheck check_data_cheaply(const Scenario& s) {
   DataCheck out;
   if (s.model.type == "synthetic") {
     check_servers_have_keys(s, s.model.parameters);
-    out.checked.push_back("model type \"synthetic\" reads no data; its " + std::to_string(s.model.parameters) +
-                          " keys give each of " + std::to_string(s.cluster.servers) + " servers some");
+    out.checked.push_back("model type \"synthetic\" reads no data; its keys (" + count_text(s.model.parameters, "key") +
+                          ") give each of " + count_text(s.cluster.servers, "server") + " some");
     return out;
   }
   check_target_metric(s);
