@@ -22,6 +22,7 @@
 #include "net/real_job.h"
 #include "runtime/errors.h"
 #include "runtime/job_resume.h"
+#include "runtime/count_text.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -60,7 +61,7 @@ int launch_command(const std::vector<std::string>& args) {
       ("hostfile", po::value<std::string>(), "start the roles on these machines over ssh")
       ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
-      ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
+      ("port", po::value<std::uint16_t>()->default_value(0), "scheduler port (0: any free port)")
       ("metrics-address", po::value<std::string>()->default_value(net::kDefaultMetricsAddress),
        "zmq: the scheduler serves live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
@@ -134,7 +135,7 @@ int launch_command(const std::vector<std::string>& args) {
   s.connect_timeout_s = *connect_timeout_s;
   s.stall_timeout_s = *stall_timeout_s;
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
-  s.port = (*vm)["port"].as<unsigned>();
+  s.port = (*vm)["port"].as<std::uint16_t>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
   // "none" asks for what a job in process has anyway (scripts pass it to every transport).
   if (transport == "inproc" && !(*vm)["metrics-address"].defaulted() && s.metrics_address != "none") {
@@ -153,11 +154,6 @@ int launch_command(const std::vector<std::string>& args) {
     }
   }
   if (vm->count("scheduler-host")) s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
-  if (s.port > 65535) {
-    std::cerr << "pstwin launch: --port must be a TCP port, 1 to 65535 (without it: any free port), got "
-              << (*vm)["port"].as<unsigned>() << "\n";
-    return 2;
-  }
   try {
     if (vm->count("hostfile")) {
       if (!processes) {
@@ -169,7 +165,7 @@ int launch_command(const std::vector<std::string>& args) {
       for (const Scenario& run : runs->scenarios)
         roles = std::max<std::size_t>(roles, run.cluster.servers + run.cluster.workers);
       if (total_slots(s.hosts) < roles) {
-        std::cerr << "pstwin launch: the hostfile has " << total_slots(s.hosts) << " slots for "
+        std::cerr << "pstwin launch: the hostfile has " << count_text(total_slots(s.hosts), "slot") << " for "
                   << roles << " servers and workers; add hosts or slots\n";
         return 2;
       }
@@ -246,14 +242,14 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: cannot create " << dir << ": " << ec.message() << "\n";
       return 2;
     }
-    std::cerr << "launch: " << variant.name << " (" << transport << ", "
-              << run.cluster.servers << " servers, " << run.cluster.workers
-              << " workers)\n";
+    std::cerr << "launch: " << variant.name << " (" << transport << ", " << count_text(run.cluster.servers, "server")
+              << ", " << count_text(run.cluster.workers, "worker") << ")\n";
     int status = 0;
+    nlohmann::json summary;  // in process: the completed job's
     try {
       if (transport == "inproc")
-        net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
-                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
+        summary = net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
+                                      s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
       else
         status = launch_processes(run, variant, s, dir);
     } catch (const JobStopped& e) {
@@ -265,7 +261,15 @@ int launch_command(const std::vector<std::string>& args) {
     }
     names.push_back(variant.name);
     exit_codes.push_back(status);
-    if (stop && stop->reason()) return 128 + signals->signal();  // it came as the variant ended
+    if (stop && stop->reason()) {
+      // It came as the variant ended: the job completed, and says so (the scheduler's reason when
+      // the signal reached it, else nothing stopped it at all).
+      const std::string reason = summary.value("reason", "");
+      if (summary.value("completed", false))
+        std::cerr << "pstwin launch: " << variant.name << ": "
+                  << (reason.empty() ? "the job had completed when it was " + *stop->reason() : reason) << "\n";
+      return 128 + signals->signal();
+    }
   }
   const int status = report_comparison(*scenario, out, names, exit_codes);
   // A node that found bad input (its data, say) ended its variant with status 2: so does launch.
