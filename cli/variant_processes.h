@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "net/stop_request.h"
+
 namespace pstwin::cli {
 
 /// Per-variant progress as reported by its child.
@@ -16,7 +18,13 @@ struct VariantStatus {
   bool running = false;
   bool done = false;
   int exit_code = -1;  ///< child's exit status, -1 while it runs; 128+signal if killed
+  bool stopped = false;  ///< ended (or never started) because the run was stopped (a signal)
 };
+
+/// What a variant's summary says when the run was stopped before it finished: "the simulation
+/// was stopped by SIGINT at 42% (simulated time 1.25 s), before it completed", or "... before it
+/// started". `why`: the StopRequest's reason ("stopped by SIGINT").
+std::string stopped_variant_reason(const VariantStatus& status, const std::string& why);
 
 /// Work a child does: run variant `index`, calling report(sim_time_s, fraction) at each
 /// evaluation. Returns the child's exit status.
@@ -30,9 +38,14 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// on stderr (one rewritten line on a terminal, a line every few seconds otherwise; nothing when
 /// quiet): by default each variant's share done, else what `status_line` makes of the statuses
 /// (a sweep's dozens of runs need a shorter line). Returns the final status of every variant,
-/// in order.
+/// in order. Once `stop` (null: none; not owned) is requested, no child starts any more and the
+/// running ones are killed (SIGKILL) and reaped at once; each is `stopped`, as is every variant
+/// not started, unless it had finished. Children keep the signals their parent blocked
+/// (StopOnSignals: SIGINT and SIGHUP stay with the parent, which stops them; SIGTERM, the signal
+/// a dying parent sends, is let through). Throws std::runtime_error when pipe or fork fails.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
-                                                 bool quiet, const StatusLineFn& status_line = {});
+                                                 bool quiet, const StatusLineFn& status_line = {},
+                                                 const net::StopRequest* stop = nullptr);
 
 }  // namespace pstwin::cli
