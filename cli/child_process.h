@@ -18,7 +18,8 @@ pid_t spawn(const std::vector<std::string>& argv);
 /// In a child just forked by `parent`: asks Linux to send it SIGTERM when the thread that forked
 /// it ends (prctl PR_SET_PDEATHSIG), and ends it at once if `parent` is already gone. A launcher
 /// or simulate killed with SIGKILL forwards nothing, and its children would otherwise go on
-/// writing into an output folder whose lock died with it. REQUIRES: called in the child, and
+/// writing into an output folder whose lock died with it. SIGTERM is unblocked for it (a parent
+/// with StopOnSignals forked with it blocked). REQUIRES: called in the child, and
 /// the fork made by a thread that lives as long as the child should (the main thread).
 void die_with_parent(pid_t parent);
 

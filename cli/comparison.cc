@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "runtime/output/atomic_file.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::cli {
 
@@ -130,11 +131,8 @@ int report_comparison(const Scenario& scenario, const std::string& out,
     std::cerr << "pstwin: " << e.what() << "\n";
     all_ok = false;
   }
-  auto count = [](std::uint32_t n, const char* what) {
-    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
-  };
-  std::cout << "scenario " << scenario.name << ": " << count(scenario.cluster.workers, "worker")
-            << ", " << count(scenario.cluster.servers, "server");
+  std::cout << "scenario " << scenario.name << ": " << count_text(scenario.cluster.workers, "worker")
+            << ", " << count_text(scenario.cluster.servers, "server");
   if (scenario.training.target_metric)
     std::cout << ", target test metric " << *scenario.training.target_metric;
   std::cout << "\n\n";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <typeinfo>
 
 namespace po = boost::program_options;
@@ -11,15 +13,62 @@ namespace pstwin::cli {
 
 namespace {
 
-bool is_unsigned_type(const std::type_info& t) {
-  return t == typeid(unsigned char) || t == typeid(unsigned short) || t == typeid(unsigned int) ||
-         t == typeid(unsigned long) || t == typeid(unsigned long long);
+/// The range of an integer type, by its magnitudes (a signed minimum as its absolute value).
+struct IntegerRange {
+  bool is_signed = false;
+  std::uint64_t min_magnitude = 0;  ///< |minimum|
+  std::uint64_t max = 0;
+};
+
+template <typename T>
+IntegerRange range_of() {
+  const auto min = std::numeric_limits<T>::min();
+  return {std::numeric_limits<T>::is_signed, min < 0 ? static_cast<std::uint64_t>(-(min + 1)) + 1 : 0,
+          static_cast<std::uint64_t>(std::numeric_limits<T>::max())};
 }
 
-/// Whether a flag's text is a negative number: a minus sign after any spaces.
-bool written_negative(const std::string& text) {
-  const auto first = std::find_if(text.begin(), text.end(), [](unsigned char c) { return !std::isspace(c); });
-  return first != text.end() && *first == '-';
+/// The range of `t` when it is one of the integer types a flag may have.
+std::optional<IntegerRange> integer_range(const std::type_info& t) {
+  if (t == typeid(short)) return range_of<short>();
+  if (t == typeid(int)) return range_of<int>();
+  if (t == typeid(long)) return range_of<long>();
+  if (t == typeid(long long)) return range_of<long long>();
+  if (t == typeid(unsigned short)) return range_of<unsigned short>();
+  if (t == typeid(unsigned int)) return range_of<unsigned int>();
+  if (t == typeid(unsigned long)) return range_of<unsigned long>();
+  if (t == typeid(unsigned long long)) return range_of<unsigned long long>();
+  return std::nullopt;
+}
+
+/// A value written as an integer: its sign and magnitude, the magnitude saturated at 2^64 - 1
+/// (`past_64_bits` says it was more).
+struct WrittenInteger {
+  bool negative = false;
+  std::uint64_t magnitude = 0;
+  bool past_64_bits = false;
+};
+
+/// `text` read as [spaces][+-]digits[spaces]; nothing when it is not written so.
+std::optional<WrittenInteger> written_integer(const std::string& text) {
+  std::size_t at = 0, end = text.size();
+  while (at < end && std::isspace(static_cast<unsigned char>(text[at]))) ++at;
+  while (end > at && std::isspace(static_cast<unsigned char>(text[end - 1]))) --end;
+  WrittenInteger w;
+  if (at < end && (text[at] == '-' || text[at] == '+')) w.negative = text[at++] == '-';
+  if (at == end) return std::nullopt;
+  for (; at < end; ++at) {
+    const char c = text[at];
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (w.magnitude > (UINT64_MAX - digit) / 10) w.past_64_bits = true;
+    else w.magnitude = w.magnitude * 10 + digit;
+  }
+  return w;
+}
+
+std::string range_text(const IntegerRange& r) {
+  return (r.is_signed && r.min_magnitude ? "-" + std::to_string(r.min_magnitude) : std::string("0")) + " to " +
+         std::to_string(r.max);
 }
 
 }  // namespace
@@ -31,17 +80,31 @@ std::string variable_of(const std::string& prefix, const std::string& name) {
   return variable;
 }
 
-void refuse_negative_unsigned(const po::parsed_options& parsed, const po::options_description& desc,
-                              const std::string& env_prefix) {
-  for (const po::option& option : parsed.options) {
+void check_integer_values(po::parsed_options& parsed, const po::options_description& desc,
+                          const std::string& env_prefix) {
+  for (po::option& option : parsed.options) {
     const po::option_description* d = desc.find_nothrow(option.string_key, false);
     if (d == nullptr) continue;
     const auto* typed = dynamic_cast<const po::typed_value_base*>(d->semantic().get());
-    if (typed == nullptr || !is_unsigned_type(typed->value_type())) continue;
-    for (const std::string& value : option.value)
-      if (written_negative(value))
-        throw po::error((env_prefix.empty() ? "--" + option.string_key : variable_of(env_prefix, option.string_key)) +
-                        " must not be negative (it counts from 0), got " + value);
+    if (typed == nullptr) continue;
+    const auto range = integer_range(typed->value_type());
+    if (!range) continue;
+    const std::string name =
+        env_prefix.empty() ? "--" + option.string_key : variable_of(env_prefix, option.string_key);
+    for (std::string& value : option.value) {
+      const auto w = written_integer(value);
+      if (!w) continue;
+      if (w->magnitude == 0 && !w->past_64_bits) {
+        value = "0";  // "-0" is zero; Boost need not agree
+        continue;
+      }
+      if (w->negative && !range->is_signed)
+        throw po::error(name + " must not be negative (it counts from 0), got " + value);
+      const std::uint64_t limit = w->negative ? range->min_magnitude : range->max;
+      if (w->past_64_bits || w->magnitude > limit)
+        throw po::error(name + " is too " + (w->negative ? "small" : "large") + ": " + value + " (it takes " +
+                        range_text(*range) + ")");
+    }
   }
 }
 

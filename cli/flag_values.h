@@ -13,14 +13,19 @@ namespace pstwin::cli {
 /// ("PSTWIN_", "connect-timeout").
 std::string variable_of(const std::string& prefix, const std::string& name);
 
-/// Throws boost::program_options::error ("--port must not be negative (it counts from 0), got
-/// -1") when an option of `parsed` whose type in `desc` is unsigned has a value written with a
-/// minus sign: Boost reads "-1" into an unsigned as 4294967295 without a word. `env_prefix`
-/// empty: `parsed` is the command line and the flag is named; else it came from the environment
-/// and the variable (variable_of) is named.
-void refuse_negative_unsigned(const boost::program_options::parsed_options& parsed,
-                              const boost::program_options::options_description& desc,
-                              const std::string& env_prefix = "");
+/// Checks every value of `parsed` whose option has an integer type in `desc` and is written as
+/// an integer ([+-]digits, spaces around allowed) against that type's range, before Boost reads
+/// it: Boost reads "-1" into an unsigned as 4294967295 without a word, and says only "invalid"
+/// of a number past the range. Throws boost::program_options::error naming the flag: "--port
+/// must not be negative (it counts from 0), got -1", "--seeds is too large: 5000000000 (it takes
+/// -2147483648 to 2147483647)", "--index is too small: ...". Zero written with a minus sign
+/// ("-0") is zero, not negative: it is accepted, and rewritten "0" for Boost. Text that is not
+/// an integer is left to Boost ("is not a valid value"). `env_prefix` empty: `parsed` is the
+/// command line and the flag is named; else it came from the environment and the variable
+/// (variable_of) is named.
+void check_integer_values(boost::program_options::parsed_options& parsed,
+                          const boost::program_options::options_description& desc,
+                          const std::string& env_prefix = "");
 
 /// Stores the options read from the environment (with `env_prefix`) into `vm` one at a time, so
 /// that a value Boost refuses is reported naming its variable and value ("PSTWIN_STALL_TIMEOUT='abc'

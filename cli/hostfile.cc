@@ -1,4 +1,5 @@
 #include "cli/hostfile.h"
+#include "runtime/count_text.h"
 
 #include <fstream>
 #include <sstream>
@@ -46,8 +47,8 @@ std::size_t total_slots(const std::vector<HostSlots>& hosts) {
 
 std::vector<std::string> assign_hosts(const std::vector<HostSlots>& hosts, std::size_t count) {
   if (count > total_slots(hosts))
-    throw std::invalid_argument("the hostfile has " + std::to_string(total_slots(hosts)) +
-                                " slots for " + std::to_string(count) + " roles");
+    throw std::invalid_argument("the hostfile has " + count_text(total_slots(hosts), "slot") + " for " +
+                                count_text(count, "role"));
   std::vector<std::string> out;
   for (const auto& h : hosts)
     for (unsigned s = 0; s < h.slots && out.size() < count; ++s) out.push_back(h.host);

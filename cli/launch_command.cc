@@ -28,6 +28,7 @@
 #include "net/transport_unavailable.h"
 #include "runtime/errors.h"
 #include "runtime/job_resume.h"
+#include "runtime/count_text.h"
 
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
@@ -66,7 +67,7 @@ int launch_command(const std::vector<std::string>& args) {
       ("hostfile", po::value<std::string>(), "start the roles on these machines over ssh")
       ("ssh-command", po::value<std::string>()->default_value("ssh"), "program used as 'CMD HOST COMMAND'")
       ("scheduler-host", po::value<std::string>(), "with --hostfile: name the other machines reach this one by")
-      ("port", po::value<unsigned>()->default_value(0), "scheduler port (0: any free port)")
+      ("port", po::value<std::uint16_t>()->default_value(0), "scheduler port (0: any free port)")
       ("metrics-address", po::value<std::string>()->default_value(net::kDefaultMetricsAddress),
        "zmq: the scheduler serves live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
@@ -147,7 +148,7 @@ int launch_command(const std::vector<std::string>& args) {
   s.connect_timeout_s = *connect_timeout_s;
   s.stall_timeout_s = *stall_timeout_s;
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
-  s.port = (*vm)["port"].as<unsigned>();
+  s.port = (*vm)["port"].as<std::uint16_t>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
   // "none" asks for what a job in process has anyway (scripts pass it to every transport).
   if (transport == "inproc" && !(*vm)["metrics-address"].defaulted() && s.metrics_address != "none") {
@@ -175,11 +176,6 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (s.port > 65535) {
-    std::cerr << "pstwin launch: --port must be a TCP port, 1 to 65535 (without it: any free port), got "
-              << (*vm)["port"].as<unsigned>() << "\n";
-    return 2;
-  }
   if (s.port != 0 && processes) {
     // The scheduler listens there (every interface with a hostfile): a port in use is said now,
     // naming the flag, rather than by the scheduler once the job starts.
@@ -201,7 +197,7 @@ int launch_command(const std::vector<std::string>& args) {
       for (const Scenario& run : runs->scenarios)
         roles = std::max<std::size_t>(roles, run.cluster.servers + run.cluster.workers);
       if (total_slots(s.hosts) < roles) {
-        std::cerr << "pstwin launch: the hostfile has " << total_slots(s.hosts) << " slots for "
+        std::cerr << "pstwin launch: the hostfile has " << count_text(total_slots(s.hosts), "slot") << " for "
                   << roles << " servers and workers; add hosts or slots\n";
         return 2;
       }
@@ -289,14 +285,14 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: cannot create " << dir << ": " << ec.message() << "\n";
       return 2;
     }
-    std::cerr << "launch: " << variant.name << " (" << transport << ", "
-              << run.cluster.servers << " servers, " << run.cluster.workers
-              << " workers)\n";
+    std::cerr << "launch: " << variant.name << " (" << transport << ", " << count_text(run.cluster.servers, "server")
+              << ", " << count_text(run.cluster.workers, "worker") << ")\n";
     int status = 0;
+    nlohmann::json summary;  // in process: the completed job's
     try {
       if (transport == "inproc")
-        net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
-                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
+        summary = net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
+                                      s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
       else
         status = launch_processes(run, variant, s, dir);
     } catch (const JobStopped& e) {
@@ -308,7 +304,15 @@ int launch_command(const std::vector<std::string>& args) {
     }
     names.push_back(variant.name);
     exit_codes.push_back(status);
-    if (stop && stop->reason()) return 128 + signals->signal();  // it came as the variant ended
+    if (stop && stop->reason()) {
+      // It came as the variant ended: the job completed, and says so (the scheduler's reason when
+      // the signal reached it, else nothing stopped it at all).
+      const std::string reason = summary.value("reason", "");
+      if (summary.value("completed", false))
+        std::cerr << "pstwin launch: " << variant.name << ": "
+                  << (reason.empty() ? "the job had completed when it was " + *stop->reason() : reason) << "\n";
+      return 128 + signals->signal();
+    }
     if (status == net::kTransportUnavailableExit) {
       // The machine's fault, which every variant after this one would meet in turn.
       std::vector<std::string> not_run;

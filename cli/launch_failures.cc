@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "runtime/seconds_text.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::cli {
 
@@ -53,7 +54,7 @@ std::string loaded_machine_warning(const Scenario& run, const std::string& name,
   std::ostringstream out;
   out.precision(3);
   out << "launch: warning: variant " << name << ": this machine is loaded (load average " << load << " on "
-      << cores << " cores) and heartbeat_timeout is " << seconds_text(timeout)
+      << count_text(cores, "core") << ") and heartbeat_timeout is " << seconds_text(timeout)
       << " s: starved nodes may miss heartbeats and be declared dead although they live; give it room "
          "(--set /fault_tolerance/heartbeat_timeout=2s)\n";
   return out.str();

@@ -1,5 +1,6 @@
 // `pstwin node`: one role of a real job, in this process, over ZeroMQ (and UCX for the data plane
 // with --transport ucx).
+#include <string.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -333,7 +334,11 @@ int node_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin node (scheduler): live metrics at " << url << "\n";
       write_file_atomically(options.out_dir + "/metrics.url", url + "\n");
     };
-    net::run_zmq_node(*scenario, *variant, options);
+    const nlohmann::json summary = net::run_zmq_node(*scenario, *variant, options);
+    // A signal that came once training was over stopped nothing: said as a stop would be.
+    if (signals && signals->signal() != 0 && summary.value("completed", false))
+      std::cerr << "pstwin node (" << options.role << "): the job had completed when it was stopped by SIG"
+                << sigabbrev_np(signals->signal()) << "\n";
   } catch (const JobStopped& e) {
     std::cerr << "pstwin node (" << options.role << "): " << e.what() << "\n";
     print_final_table(options, *variant);

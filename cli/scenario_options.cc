@@ -30,11 +30,11 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
                                             const std::string& env_prefix) {
   po::variables_map vm;
   try {
-    const po::parsed_options given = po::command_line_parser(args).options(desc).positional(pos).run();
-    refuse_negative_unsigned(given, desc);
+    po::parsed_options given = po::command_line_parser(args).options(desc).positional(pos).run();
+    check_integer_values(given, desc);
     po::store(given, vm);
     if (!env_prefix.empty()) {
-      const po::parsed_options from_environment =
+      po::parsed_options from_environment =
           po::parse_environment(desc, [&](const std::string& var) -> std::string {
             if (var.rfind(env_prefix, 0) != 0) return "";
             std::string name = var.substr(env_prefix.size());
@@ -44,7 +44,7 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
             if (!option || option->semantic()->max_tokens() == 0) return "";
             return name;
           });
-      refuse_negative_unsigned(from_environment, desc, env_prefix);
+      check_integer_values(from_environment, desc, env_prefix);
       store_environment(from_environment, vm, env_prefix);
       store_environment_switches(desc, vm, env_prefix);
     }

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -11,7 +12,9 @@
 #include "cli/run_checks.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
+#include "cli/stop_signals.h"
 #include "cli/variant_processes.h"
+#include "runtime/count_text.h"
 #include "runtime/errors.h"
 #include "runtime/job_setup.h"
 #include "runtime/output/summary.h"
@@ -41,6 +44,10 @@ constexpr const char* kUsage =
 }  // namespace
 
 int simulate_command(const std::vector<std::string>& args) {
+  // Ctrl-C, SIGTERM or SIGHUP stop the variants and still write what finished (README, "Commands"):
+  // taken before any thread starts (a GPU's runtime starts some), as launch does.
+  net::StopRequest stop;
+  const StopOnSignals signals(stop);
   po::options_description desc("simulate options");
   po::positional_options_description pos;
   add_scenario_options(desc, pos);
@@ -120,21 +127,30 @@ int simulate_command(const std::vector<std::string>& args) {
         }
         return 0;
       },
-      vm->count("quiet") > 0);
+      vm->count("quiet") > 0, {}, &stop);
 
   std::vector<int> exit_codes;
   for (std::size_t i = 0; i < status.size(); ++i) {
-    exit_codes.push_back(status[i].exit_code);
+    exit_codes.push_back(status[i].stopped ? 128 + signals.signal() : status[i].exit_code);
     const std::string dir = out + "/" + names[i];
-    if (status[i].exit_code != 0 && !std::filesystem::exists(dir + "/summary.json")) {
+    if (exit_codes.back() != 0 && !std::filesystem::exists(dir + "/summary.json")) {
       std::filesystem::create_directories(dir, ec);
       write_summary(dir, unfinished_summary(scenario->consistency[i], "simulated",
-                                            "the simulation ended with status " +
-                                                std::to_string(status[i].exit_code) +
-                                                " before writing a summary (see its messages above)"));
+                                            status[i].stopped
+                                                ? stopped_variant_reason(status[i], *stop.reason())
+                                                : "the simulation ended with status " +
+                                                      std::to_string(status[i].exit_code) +
+                                                      " before writing a summary (see its messages above)"));
     }
   }
-  return report_comparison(*scenario, out, names, exit_codes);
+  const int result = report_comparison(*scenario, out, names, exit_codes);
+  if (const auto why = stop.reason()) {
+    const auto finished = std::count_if(status.begin(), status.end(), [](const VariantStatus& s) { return s.done; });
+    std::cerr << "pstwin simulate: " << *why << ": " << finished << " of " << count_text(names.size(), "variant")
+              << " finished; their outputs and the others' summaries are in " << out << "\n";
+    return 128 + signals.signal();
+  }
+  return result;
 }
 
 }  // namespace pstwin::cli

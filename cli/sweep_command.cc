@@ -1,5 +1,6 @@
 // pstwin sweep: a scenario run over a grid of settings x seeds x variants, one child process per
 // run, resuming where an interrupted sweep stopped, with one sweep.csv for all of it.
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -10,10 +11,14 @@
 #include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
+#include "cli/stop_signals.h"
 #include "cli/sweep_csv.h"
+#include "cli/sweep_limits.h"
 #include "cli/sweep_plan.h"
 #include "cli/sweep_variants.h"
 #include "cli/variant_processes.h"
+#include "runtime/count_text.h"
+#include "runtime/output/summary.h"
 #include "sim/simgrid_options.h"
 
 namespace po = boost::program_options;
@@ -30,6 +35,7 @@ constexpr const char* kUsage =
     "a run folder whose summary.json says it completed with the same settings is kept, not run\n"
     "again, so an interrupted sweep resumes (a folder of other settings is an error). Writes\n"
     "DIR/sweep.csv, one row per run; DIR defaults to the scenario's output.dir + \"-sweep\".\n"
+    "At most 10000 runs per sweep. Ctrl-C stops the runs and still writes sweep.csv.\n"
     "Figures: /usr/bin/python3 analysis/plot_sweep.py DIR";
 
 /// "3/12 done, 2 running, 1 failed": the whole sweep on one line, however many runs it has.
@@ -48,6 +54,9 @@ std::string sweep_status_line(const std::vector<VariantStatus>& status) {
 }  // namespace
 
 int sweep_command(const std::vector<std::string>& args) {
+  // As simulate: a signal stops the runs and still writes sweep.csv (README, "Sweeps").
+  net::StopRequest stop;
+  const StopOnSignals signals(stop);
   po::options_description desc("sweep options");
   po::positional_options_description pos;
   add_scenario_options(desc, pos);
@@ -102,6 +111,14 @@ int sweep_command(const std::vector<std::string>& args) {
       }
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
+  // Before the plan holds every point: a huge grid is refused, not allocated.
+  const std::size_t variant_count = sweep_variant_names(*scenario).size();
+  for (const std::string& why : {sweep_size_problem(axes, static_cast<std::uint64_t>(seeds), variant_count),
+                                 seed_range_problem(scenario->seed, static_cast<std::uint64_t>(seeds))})
+    if (!why.empty()) {
+      std::cerr << "pstwin sweep: " << why << "\n";
+      return 2;
+    }
   // A variant that sets a swept value (or what holds it, or a part of it) would run at its own
   // value while sweep.csv and the figures show the grid's.
   if (const auto variants = scenario->source.find("variants"); variants != scenario->source.end())
@@ -157,10 +174,9 @@ int sweep_command(const std::vector<std::string>& args) {
       if (!folder_was_there) std::filesystem::remove_all(out, ec);
       return 2;
     }
-  const std::size_t variants = sweep_variant_names(*scenario).size();
-  std::cout << "sweep " << scenario->name << ": " << plan.points.size() << " grid point"
-            << (plan.points.size() == 1 ? "" : "s") << " x " << seeds << " seed" << (seeds == 1 ? "" : "s")
-            << " x " << variants << " variant" << (variants == 1 ? "" : "s") << " = " << plan.runs.size() << " runs; "
+  std::cout << "sweep " << scenario->name << ": " << count_text(plan.points.size(), "grid point") << " x "
+            << count_text(static_cast<std::uint64_t>(seeds), "seed") << " x " << count_text(variant_count, "variant") << " = "
+            << count_text(plan.runs.size(), "run") << "; "
             << plan.runs.size() - to_run.size() << " already complete in " << out << ", running "
             << to_run.size() << "\n"
             << std::flush;
@@ -178,9 +194,23 @@ int sweep_command(const std::vector<std::string>& args) {
           return 2;
         }
       },
-      vm->count("quiet") > 0, sweep_status_line);
-  for (std::size_t i = 0; i < status.size(); ++i)
-    if (status[i].exit_code != 0) std::cerr << "pstwin: run " << labels[i] << " failed (exit " << status[i].exit_code << ")\n";
+      vm->count("quiet") > 0, sweep_status_line, &stop);
+  for (std::size_t i = 0; i < status.size(); ++i) {
+    if (status[i].stopped) {
+      // A run cut short says why; with its settings recorded, the next sweep runs it again.
+      if (status[i].exit_code == -1) continue;  // never started: nothing to say in its folder
+      const SweepRun& run = plan.runs[to_run[i]];
+      const auto& scenario_of_run = plan.settings[run.setting].scenario;
+      auto summary = unfinished_summary(scenario_of_run.consistency.at(run.variant), "simulated",
+                                        stopped_variant_reason(status[i], *stop.reason()));
+      summary["variant"] = run.variant_name;
+      summary["config"] = recorded_config(scenario_of_run, run.variant);
+      std::filesystem::create_directories(run.dir, ec);
+      write_summary(run.dir, summary);
+    } else if (status[i].exit_code != 0) {
+      std::cerr << "pstwin: run " << labels[i] << " failed (exit " << status[i].exit_code << ")\n";
+    }
+  }
 
   std::size_t not_ok = 0;
   try {
@@ -189,9 +219,15 @@ int sweep_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin: " << e.what() << "\n";
     return 1;
   }
-  std::cout << "wrote " << out << "/sweep.csv (" << plan.runs.size() << " runs";
+  std::cout << "wrote " << out << "/sweep.csv (" << count_text(plan.runs.size(), "run");
   if (not_ok) std::cout << ", " << not_ok << " not ok";
   std::cout << ")\nfigures: /usr/bin/python3 analysis/plot_sweep.py " << out << "\n";
+  if (const auto why = stop.reason()) {
+    const auto finished = std::count_if(status.begin(), status.end(), [](const VariantStatus& s) { return s.done; });
+    std::cerr << "pstwin sweep: " << *why << ": " << finished << " of " << count_text(status.size(), "run")
+              << " to run finished; the same command runs the rest\n";
+    return 128 + signals.signal();
+  }
   bool failed = false;
   for (const auto& st : status) failed = failed || st.exit_code != 0;
   return failed ? 1 : 0;

@@ -7,6 +7,7 @@
 #include "cli/simgrid_cfg_option.h"
 #include "runtime/consistency/controller.h"
 #include "runtime/scenario/cluster_costs.h"
+#include "runtime/count_text.h"
 
 namespace po = boost::program_options;
 
@@ -31,8 +32,8 @@ int validate_command(const std::vector<std::string>& args) {
   // what it finds is what simulate and launch would refuse, with the same message.
   const auto data = check_runs_or_report(*vm, *scenario, /*read_whole=*/false);
   if (!data) return 2;
-  std::cout << "scenario '" << scenario->name << "' is valid: " << scenario->cluster.workers
-            << " workers, " << scenario->cluster.servers << " servers, model "
+  std::cout << "scenario '" << scenario->name << "' is valid: " << count_text(scenario->cluster.workers, "worker")
+            << ", " << count_text(scenario->cluster.servers, "server") << ", model "
             << scenario->model.type << ", variants:";
   for (const auto& v : scenario->consistency) std::cout << ' ' << v.name;
   if (!scenario->simulation.cfg.empty()) {

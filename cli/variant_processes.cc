@@ -1,9 +1,11 @@
 #include "cli/variant_processes.h"
 
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
@@ -56,12 +58,37 @@ std::string prefixed_lines(std::string& buffer, const std::string& name, bool fl
   return out;
 }
 
+/// Waits for child `c` (at once when it is exiting) and records how it ended in `st`; a child
+/// killed while `stopping` counts as stopped rather than failed.
+void reap(Child& c, VariantStatus& st, bool stopping) {
+  int wstatus = 0;
+  while (waitpid(c.pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  if (c.fd >= 0) close(c.fd);
+  if (c.err_fd >= 0) close(c.err_fd);
+  st.running = false;
+  st.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  st.stopped = stopping && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL;
+  st.done = !st.stopped;
+  if (st.exit_code == 0) st.fraction = 1.0;
+}
+
+/// Kills every running child and reaps it: the run was stopped. One that finished meanwhile
+/// keeps its own exit status.
+void stop_children(std::vector<Child>& running, std::vector<VariantStatus>& status) {
+  for (const Child& c : running) kill(c.pid, SIGKILL);
+  for (Child& c : running) reap(c, status[c.index], true);
+  running.clear();
+}
+
 std::string variant_status_line(const std::vector<VariantStatus>& st) {
   std::ostringstream line;
   for (std::size_t i = 0; i < st.size(); ++i) {
     if (i) line << " | ";
     line << st[i].name << ' ';
-    if (st[i].done)
+    if (st[i].stopped)
+      line << "stopped";
+    else if (st[i].done)
       line << (st[i].exit_code == 0 ? "done" : "FAILED");
     else if (st[i].running)
       line << static_cast<int>(st[i].fraction * 100.0 + 0.5) << "% t=" << std::fixed
@@ -74,9 +101,18 @@ std::string variant_status_line(const std::vector<VariantStatus>& st) {
 
 }  // namespace
 
+std::string stopped_variant_reason(const VariantStatus& st, const std::string& why) {
+  if (st.exit_code == -1)  // never started
+    return "the simulation was " + why + " before it started";
+  std::ostringstream at;
+  at << static_cast<int>(st.fraction * 100.0) << "% (simulated time " << st.sim_time_s << " s)";
+  return "the simulation was " + why + " at " + at.str() + ", before it completed";
+}
+
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
-                                                 bool quiet, const StatusLineFn& status_line) {
+                                                 bool quiet, const StatusLineFn& status_line,
+                                                 const net::StopRequest* stop) {
   const StatusLineFn line_of = status_line ? status_line : StatusLineFn(variant_status_line);
   std::vector<VariantStatus> status(names.size());
   for (std::size_t i = 0; i < names.size(); ++i) status[i].name = names[i];
@@ -140,13 +176,22 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
     progress_shown = false;
   };
 
-  while (next < names.size() || !running.empty()) {
+  const auto stopping = [stop] { return stop && stop->reason().has_value(); };
+  while ((next < names.size() && !stopping()) || !running.empty()) {
+    if (stopping()) {
+      for (Child& c : running) pass_on(prefixed_lines(c.err_buffer, names[c.index], true));
+      stop_children(running, status);
+      break;
+    }
     while (next < names.size() && running.size() < std::max(1u, jobs)) launch(next++);
     std::vector<pollfd> pfds;
     for (const auto& c : running) {
       pfds.push_back(pollfd{c.fd, POLLIN, 0});  // a negative fd is ignored by poll
       pfds.push_back(pollfd{c.err_fd, POLLIN, 0});
     }
+    // The stop's descriptor last, so that pfds[2i] and pfds[2i+1] stay child i's: it wakes the
+    // wait at once.
+    if (stop) pfds.push_back(pollfd{stop->fd(), POLLIN, 0});
     poll(pfds.data(), pfds.size(), 500);
     for (std::size_t i = 0; i < running.size(); ++i) {
       Child& c = running[i];
@@ -185,13 +230,7 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
         continue;
       }
       // The child closed both its ends: it is exiting.
-      int wstatus = 0;
-      waitpid(c.pid, &wstatus, 0);
-      VariantStatus& st = status[c.index];
-      st.running = false;
-      st.done = true;
-      st.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
-      if (st.exit_code == 0) st.fraction = 1.0;
+      reap(c, status[c.index], false);
       running.erase(running.begin() + static_cast<long>(i));
     }
     const auto now = std::chrono::steady_clock::now();
@@ -202,6 +241,7 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
       last_print = now;
     }
   }
+  for (std::size_t i = next; i < names.size(); ++i) status[i].stopped = true;  // never started
   if (!quiet) std::cerr << (tty ? "\r\033[K" : "") << "progress: " << line_of(status) << "\n";
   return status;
 }

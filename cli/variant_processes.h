@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "net/stop_request.h"
+
 namespace pstwin::cli {
 
 /// Per-variant progress as reported by its child.
@@ -16,7 +18,13 @@ struct VariantStatus {
   bool running = false;
   bool done = false;
   int exit_code = -1;  ///< child's exit status, -1 while it runs; 128+signal if killed
+  bool stopped = false;  ///< ended (or never started) because the run was stopped (a signal)
 };
+
+/// What a variant's summary says when the run was stopped before it finished: "the simulation
+/// was stopped by SIGINT at 42% (simulated time 1.25 s), before it completed", or "... before it
+/// started". `why`: the StopRequest's reason ("stopped by SIGINT").
+std::string stopped_variant_reason(const VariantStatus& status, const std::string& why);
 
 /// Work a child does: run variant `index`, calling report(sim_time_s, fraction) at each
 /// evaluation. Returns the child's exit status.
@@ -32,9 +40,15 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// (a sweep's dozens of runs need a shorter line). A child's stderr comes through this process
 /// and out on stderr a whole line at a time, each prefixed "[NAME] " (its entry of `names`), so
 /// that children running at once never cut into each other's lines; a last line without '\n' is
-/// ended with one. Returns the final status of every variant, in order.
+/// ended with one. Returns the final status of every variant, in order. Once `stop` (null: none;
+/// not owned) is requested, no child starts any more and the running ones are killed (SIGKILL)
+/// and reaped at once; each is `stopped`, as is every variant not started, unless it had
+/// finished. Children keep the signals their parent blocked (StopOnSignals: SIGINT and SIGHUP
+/// stay with the parent, which stops them; SIGTERM, the signal a dying parent sends, is let
+/// through). Throws std::runtime_error when pipe or fork fails.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
-                                                 bool quiet, const StatusLineFn& status_line = {});
+                                                 bool quiet, const StatusLineFn& status_line = {},
+                                                 const net::StopRequest* stop = nullptr);
 
 }  // namespace pstwin::cli

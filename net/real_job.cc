@@ -32,6 +32,7 @@
 #include "runtime/output/summary.h"
 #include "runtime/roles/role_factory.h"
 #include "runtime/roles/scheduler.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::net {
 
@@ -171,8 +172,8 @@ PreparedTraining read_node_data(const Scenario& scenario, const std::string& rol
     if (what == NodeData::kNone || scenario.model.type == "synthetic")
       line << "reads no data (the model's shape comes from the scheduler)\n";
     else
-      line << "read " << rows << (what == NodeData::kAll ? " training and test" : " training")
-           << " rows in " << std::fixed << std::setprecision(1) << seconds_since(start) << " s\n";
+      line << "read " << count_text(rows, what == NodeData::kAll ? "training and test row" : "training row")
+           << " in " << std::fixed << std::setprecision(1) << seconds_since(start) << " s\n";
     std::cerr << line.str() << std::flush;
   }
   return p;
@@ -302,7 +303,8 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     } catch (const std::exception& e) {
       facts.failure = e.what();
     }
-    if (spec.fault.enabled || stopped) env.abandon_unsent_to_peers();  // e.g. the stop sent to a dead node
+    // E.g. the stop sent to a dead node, or to nodes a signal already ended.
+    if (spec.fault.enabled || stopped || scheduler.stopped_after_completion()) env.abandon_unsent_to_peers();
     facts.time_s = env.now();
     facts.wall_time_s = seconds_since(start);
     // Each process counts its own traffic; the others reported theirs in their last messages

@@ -16,6 +16,7 @@
 #include "net/zmq_identity.h"
 #include "runtime/errors.h"
 #include "runtime/wire_json.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::net {
 
@@ -81,7 +82,7 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
   fingerprint_ = rules.fingerprint;
   if (rules.joining_servers > 0 && rules.joining_servers >= servers)
     throw std::invalid_argument("host_registration: " + std::to_string(rules.joining_servers) +
-                                " of " + std::to_string(servers) + " servers joining later leaves none to start with");
+                                " of " + count_text(servers, "server") + " joining later leaves none to start with");
   joining_servers_ = rules.joining_servers;
   const std::uint32_t nodes = 1 + servers + workers;
   // The joining servers register only once the job runs (take_back): not waited for here.
@@ -137,9 +138,9 @@ void ZmqEnv::host_registration(std::uint32_t servers, std::uint32_t workers, con
       if (registrations < expected) {
         std::uint32_t servers_in = 0;
         for (NodeId id = 1; id < first_joiner; ++id) servers_in += registered[id] ? 1 : 0;
-        give_up("only " + std::to_string(servers_in) + " of " + std::to_string(first_joiner - 1) +
-                " servers and " + std::to_string(registrations - servers_in) + " of " +
-                std::to_string(workers) + " workers registered within " +
+        give_up("only " + std::to_string(servers_in) + " of " + count_text(first_joiner - 1, "server") +
+                " and " + std::to_string(registrations - servers_in) + " of " +
+                count_text(workers, "worker") + " registered within " +
                 format_seconds(rules.connect_timeout_s) +
                 " of the latest registration (or of the start); missing: " +
                 missing_nodes(registered, servers) +

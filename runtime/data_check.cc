@@ -10,6 +10,7 @@
 #include "runtime/data/read_file.h"
 #include "runtime/job_checks.h"
 #include "runtime/model/label_fit.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 namespace {
@@ -99,8 +100,8 @@ std::optional<ModelShape> check_libsvm(const Scenario& s, const std::string& pat
     exact = count_all || counted < wanted;
   }
   check_training_set_size(s, rows, path, exact);
-  out.checked.push_back(what + "; " + (exact ? "" : "at least ") + std::to_string(rows) + " rows for " +
-                        std::to_string(workers) + " workers");
+  out.checked.push_back(what + "; " + (exact ? "" : "at least ") + count_text(rows, "row") + " for " +
+                        count_text(workers, "worker"));
   return shape;
 }
 
@@ -111,10 +112,10 @@ ModelShape check_idx(const Scenario& s, const std::string& images, const std::st
   const IdxHead head = read_idx_head(images, labels, SIZE_MAX);
   check_labels_fit(s.model.type, labels, head.labels_seen, /*by_record=*/true);
   if (train) check_training_set_size(s, head.images, images + " + " + labels);
-  out.checked.push_back(images + " + " + labels + ": headers of " + std::to_string(head.images) + " images of " +
-                        std::to_string(head.pixels) + " pixels and as many labels; labels " +
+  out.checked.push_back(images + " + " + labels + ": headers of " + count_text(head.images, "image") + " of " +
+                        count_text(head.pixels, "pixel") + " and as many labels; labels " +
                         labels_text(head.labels_seen) + " fit model type \"" + s.model.type + "\"" +
-                        (train ? "; a row for each of " + std::to_string(s.cluster.workers) + " workers" : ""));
+                        (train ? "; a row for each of " + count_text(s.cluster.workers, "worker") : ""));
   out.not_checked.push_back(images + " after its header: read when the job starts");
   std::size_t classes = 0;
   for (const LabelSeen& l : head.labels_seen) classes = std::max<std::size_t>(classes, static_cast<std::size_t>(l.label) + 1);
@@ -148,9 +149,9 @@ std::optional<ModelShape> check_ratings(const Scenario& s, const DataSection& d,
   }
   if (exact) (void)test_split_size(ratings, f, d.file);  // else there are `enough`
   check_training_set_size(s, train_rows(ratings), d.file, exact);
-  out.checked.push_back(d.file + ": " + extent(head) + " parses (" + std::to_string(parsed) + " ratings); " +
-                        (exact ? "" : "at least ") + std::to_string(train_rows(ratings)) +
-                        " training ratings for " + std::to_string(workers) + " workers");
+  out.checked.push_back(d.file + ": " + extent(head) + " parses (" + count_text(parsed, "rating") + "); " +
+                        (exact ? "" : "at least ") + count_text(train_rows(ratings), "training rating") + " for " +
+                        count_text(workers, "worker"));
   if (!head.whole) {
     out.not_checked.push_back(not_parsed(d.file, "a malformed record"));
     return std::nullopt;
@@ -173,8 +174,8 @@ DataCheck check_data_cheaply(const Scenario& s) {
   DataCheck out;
   if (s.model.type == "synthetic") {
     check_servers_have_keys(s, s.model.parameters);
-    out.checked.push_back("model type \"synthetic\" reads no data; its " + std::to_string(s.model.parameters) +
-                          " keys give each of " + std::to_string(s.cluster.servers) + " servers some");
+    out.checked.push_back("model type \"synthetic\" reads no data; its keys (" + count_text(s.model.parameters, "key") +
+                          ") give each of " + count_text(s.cluster.servers, "server") + " some");
     return out;
   }
   check_target_metric(s);

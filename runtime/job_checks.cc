@@ -2,33 +2,34 @@
 
 #include "runtime/errors.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
 void check_servers_have_keys(const Scenario& scenario, std::uint64_t keys) {
   if (scenario.cluster.servers > keys)
     throw ScenarioError("/cluster/servers",
-                        std::to_string(scenario.cluster.servers) + " servers for a model of " +
-                            std::to_string(keys) + " keys; every server needs at least one");
+                        count_text(scenario.cluster.servers, "server") + " for a model of " +
+                            count_text(keys, "key") + "; every server needs at least one");
   const std::uint64_t per_server = (keys + scenario.cluster.servers - 1) / scenario.cluster.servers;
   if (per_server > 0xffffffffULL)
     throw ScenarioError("/cluster/servers",
-                        "a model of " + std::to_string(keys) + " keys over " +
-                            std::to_string(scenario.cluster.servers) +
-                            " servers gives a server more than 2^32 - 1 keys; add servers");
+                        "a model of " + count_text(keys, "key") + " over " +
+                            count_text(scenario.cluster.servers, "server") +
+                            " gives a server more than 2^32 - 1 keys; add servers");
   // Each block is a key range: a message per worker and clock, and a 32-bit range id.
   const PartitionSpec& p = scenario.partition;
   if (p.scheme != PartitionScheme::kRange && (keys + p.block_keys - 1) / p.block_keys > kMaxBlocks)
     throw ScenarioError("/partition/block_keys",
-                        std::to_string(p.block_keys) + " keys per block cut a model of " + std::to_string(keys) +
-                            " keys into more than " + std::to_string(kMaxBlocks) + " blocks; use larger blocks");
+                        count_text(p.block_keys, "key") + " per block cut a model of " + count_text(keys, "key") +
+                            " into more than " + std::to_string(kMaxBlocks) + " blocks; use larger blocks");
 }
 
 void check_workers_have_rows(const Scenario& scenario, std::uint64_t rows, const std::string& source) {
   const std::uint32_t workers = scenario.cluster.workers;
   if (rows < workers)
-    throw ScenarioError("/cluster/workers", std::to_string(workers) + " workers but only " + std::to_string(rows) +
-                                                " training rows in " + source);
+    throw ScenarioError("/cluster/workers", count_text(workers, "worker") + " but only " +
+                                                count_text(rows, "training row") + " in " + source);
 }
 
 void check_training_set_size(const Scenario& scenario, std::uint64_t rows, const std::string& source,
@@ -40,9 +41,9 @@ void check_training_set_size(const Scenario& scenario, std::uint64_t rows, const
   const std::uint64_t batch = scenario.training.batch_size;
   if (batch > smallest)
     throw ScenarioError("/training/batch_size",
-                        "a batch of " + std::to_string(batch) + " examples is larger than a worker's partition (" +
-                            std::to_string(rows) + " training rows in " + source + " over " +
-                            std::to_string(scenario.cluster.workers) + " workers: " + std::to_string(smallest) +
+                        "a batch of " + count_text(batch, "example") + " is larger than a worker's partition (" +
+                            count_text(rows, "training row") + " in " + source + " over " +
+                            count_text(scenario.cluster.workers, "worker") + ": " + std::to_string(smallest) +
                             " for the smallest), so one gradient would use some examples twice; use at most " +
                             std::to_string(smallest));
 }

@@ -4,6 +4,7 @@
 #include "runtime/errors.h"
 #include "runtime/optimizer.h"
 #include "runtime/partition.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -15,12 +16,12 @@ ResumePoint load_resume_point(const std::string& dir, const JobSpec& spec,
   const auto expected = spec.key_ranges();
   const std::string where = checkpoint_clock_dir(dir, *clock);
   if (ranges.size() != expected.size())
-    throw CheckpointError(where + ": " + std::to_string(ranges.size()) +
-                          " key ranges, but the job has " + std::to_string(expected.size()) +
-                          " key ranges (resume with the same servers and partition)");
+    throw CheckpointError(where + ": " + count_text(ranges.size(), "key range") +
+                          ", but the job has " + count_text(expected.size(), "key range") +
+                          " (resume with the same servers and partition)");
   if (*clock > static_cast<std::int64_t>(spec.iterations))
     throw CheckpointError(where + ": clock " + std::to_string(*clock) + " is past the job's " +
-                          std::to_string(spec.iterations) + " iterations");
+                          count_text(spec.iterations, "iteration"));
   ResumePoint rp;
   rp.clock = *clock;
   for (std::size_t r = 0; r < ranges.size(); ++r) {

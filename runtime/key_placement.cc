@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "runtime/hash_ring.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -38,14 +39,14 @@ std::vector<std::vector<std::uint32_t>> range_holders(std::uint64_t num_keys, st
   if (p.scheme == PartitionScheme::kConsistentHash) {
     if (p.joining_servers >= servers)
       throw std::invalid_argument("hash partition: " + std::to_string(p.joining_servers) + " of " +
-                                  std::to_string(servers) + " servers join later; one must be there");
+                                  count_text(servers, "server") + " join later; one must be there");
     std::vector<std::uint32_t> present(servers - p.joining_servers);
     std::iota(present.begin(), present.end(), 0u);
     return ring_holders(num_keys, present, replication, p);
   }
   if (p.scheme == PartitionScheme::kBalanced && p.block_owner.size() != ranges)
-    throw std::invalid_argument("balanced partition: " + std::to_string(p.block_owner.size()) +
-                                " block owners for " + std::to_string(ranges) + " blocks");
+    throw std::invalid_argument("balanced partition: " + count_text(p.block_owner.size(), "block owner") +
+                                " for " + count_text(ranges, "block"));
   for (std::size_t r = 0; r < ranges; ++r) {
     const std::uint32_t first =
         p.scheme == PartitionScheme::kBalanced ? p.block_owner[r] : static_cast<std::uint32_t>(r);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "runtime/errors.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -26,7 +27,7 @@ std::uint64_t optimizer_slots(const std::string& optimizer) {
 LargestMessage largest_for_range(const Scenario& s, std::uint64_t range_keys, std::size_t values_per_key,
                                  bool sparse) {
   const std::uint64_t floats = range_keys * values_per_key;
-  const std::string range = std::to_string(range_keys) + " keys x " + std::to_string(values_per_key) + " float32";
+  const std::string range = count_text(range_keys, "key") + " x " + std::to_string(values_per_key) + " float32";
   // A push or pull reply of the whole range: a key list when sparse, else the first key alone.
   LargestMessage out{"a push or pull reply of one key range (" + range + ")",
                      kFrameBytes + (sparse ? 8 * range_keys : 8) + 4 * floats};
@@ -87,7 +88,7 @@ void check_messages_fit_the_wire(const Scenario& scenario, std::uint64_t keys, s
       const std::uint64_t mid = lo + (hi - lo) / 2;
       (fits(mid) ? lo : hi) = mid;
     }
-    throw ScenarioError("/partition/block_keys", said + "; use at most " + std::to_string(lo) + " keys per block");
+    throw ScenarioError("/partition/block_keys", said + "; use at most " + count_text(lo, "key") + " per block");
   }
   // The fewest servers that fit: a range of ceil(keys / n) keys shrinks as n grows, and n = keys
   // gives ranges of one key, which fit.

@@ -21,6 +21,7 @@
 #include "sim/sim_env.h"
 #include "sim/simgrid_options.h"
 #include "sim/stragglers.h"
+#include "runtime/count_text.h"
 
 namespace sg4 = simgrid::s4u;
 
@@ -187,7 +188,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   facts.worker_compute_s = world.worker_compute_s;
   facts.roles_finished = unfinished == 0;
   facts.failure = first_error.empty()
-                      ? std::to_string(unfinished) + " roles did not finish (deadlock)"
+                      ? count_text(unfinished, "role") + " did not finish (deadlock)"
                       : first_error;
   nlohmann::json summary = make_summary(scenario, variant, recorder, facts);
   if (link_load) summary["busiest_links"] = link_load->busiest(5, sim_time);

@@ -32,6 +32,63 @@ TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
 }
 
+// Boost said only "the argument ('5000000000') for option '--seeds' is invalid" of a number past
+// its flag's type.
+TEST(CliFlagValues, ANumberPastItsFlagsTypeIsTooLargeOrTooSmallWithTheRange) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  const std::string toy = dir + "/toy.json --out " + dir + "/o";
+  struct Case {
+    std::string args, says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"sweep " + toy + " --grid /seed=1 --seeds 5000000000",
+            "pstwin: --seeds is too large: 5000000000 (it takes -2147483648 to 2147483647)"},
+           {"simulate " + toy + " --jobs 99999999999999999999999",
+            "pstwin: --jobs is too large: 99999999999999999999999 (it takes -2147483648 to 2147483647)"},
+           {"simulate " + toy + " --jobs=-5000000000",
+            "pstwin: --jobs is too small: -5000000000 (it takes -2147483648 to 2147483647)"},
+           {"launch " + toy + " --port 5000000000", "pstwin: --port is too large: 5000000000 (it takes 0 to 65535)"},
+           {"launch " + toy + " --port 65536", "pstwin: --port is too large: 65536 (it takes 0 to 65535)"}}) {
+    const auto r = run_pstwin(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
+    EXPECT_EQ(r.output.find(c.says + "\n"), 0u) << c.args << "\n" << r.output;
+  }
+  const auto r = run_pstwin_env("PSTWIN_INDEX=5000000000",
+                                "node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir +
+                                    "/toy.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_EQ(r.output.find("pstwin: PSTWIN_INDEX is too large: 5000000000 (it takes -2147483648 to 2147483647)\n"), 0u)
+      << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
+}
+
+// `--port -0` was refused as negative: zero written with a minus sign is zero.
+TEST(CliFlagValues, MinusZeroIsZero) {
+  const std::string dir = write_short_toy();
+  const auto r = run_pstwin("launch " + dir + "/toy.json --transport inproc --port -0 --out " + dir + "/o");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/o/bsp/summary.json"));
+}
+
+// "1 servers": every count in a message agrees with its noun (runtime/count_text.h).
+TEST(CliFlagValues, CountsOfOneAreSingular) {
+  const std::string dir = write_short_toy();
+  auto s = read_json(dir + "/toy.json");
+  s["cluster"]["workers"] = 1;
+  s["cluster"]["servers"] = 1;
+  s["stragglers"] = nlohmann::json::array();
+  write_json(dir + "/one.json", s);
+  const auto valid = run_pstwin("validate " + dir + "/one.json");
+  EXPECT_EQ(valid.exit_code, 0) << valid.output;
+  EXPECT_NE(valid.output.find("is valid: 1 worker, 1 server, model logistic"), std::string::npos) << valid.output;
+  EXPECT_NE(valid.output.find(" rows for 1 worker\n"), std::string::npos) << valid.output;
+  const auto launched = run_pstwin("launch " + dir + "/one.json --transport inproc --out " + dir + "/o");
+  EXPECT_EQ(launched.exit_code, 0) << launched.output;
+  EXPECT_NE(launched.output.find("launch: bsp (inproc, 1 server, 1 worker)"), std::string::npos) << launched.output;
+  EXPECT_NE(launched.output.find("scenario toy: 1 worker, 1 server"), std::string::npos) << launched.output;
+}
+
 TEST(CliFlagValues, ABadValueFromTheEnvironmentNamesItsVariable) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));

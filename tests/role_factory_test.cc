@@ -45,7 +45,7 @@ TEST(RoleFactory, RefusesANodeOutsideTheLayoutByName) {
     FAIL() << "node 4 of a 4-node job was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_EQ(std::string(e.what()),
-              "node 4 is not in the job (1 servers, 2 workers: nodes 0..3)");
+              "node 4 is not in the job (1 server, 2 workers: nodes 0..3)");
   }
   EXPECT_EQ(env.sent, 0);
 }

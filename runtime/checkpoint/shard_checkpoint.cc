@@ -12,6 +12,7 @@
 
 #include "runtime/byte_order.h"
 #include "runtime/errors.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 namespace {
@@ -28,17 +29,17 @@ void check_consistent(const std::string& what, std::uint64_t key_begin, std::uin
   auto fail = [&](const std::string& m) { throw CheckpointError(what + ": " + m); };
   if (width == 0) fail("width is 0 floats per key");
   if (key_count > std::numeric_limits<std::uint64_t>::max() - key_begin)
-    fail("key range of " + std::to_string(key_count) + " keys from " + std::to_string(key_begin) +
+    fail("key range of " + count_text(key_count, "key") + " from " + std::to_string(key_begin) +
          " overflows 64-bit keys");
   if (n_params != 0 && (key_count != n_params / width || n_params % width != 0))
-    fail(std::to_string(n_params) + " params for " + std::to_string(key_count) + " keys of " +
-         std::to_string(width) + " floats; expected none or key_count * width");
+    fail(count_text(n_params, "param") + " for " + count_text(key_count, "key") + " of " +
+         count_text(width, "float") + "; expected none or key_count * width");
   if (n_first != 0 && n_first != n_params)
-    fail("optimizer state 'first' has " + std::to_string(n_first) + " floats for " +
-         std::to_string(n_params) + " params; expected none or one per param");
+    fail("optimizer state 'first' has " + count_text(n_first, "float") + " for " +
+         count_text(n_params, "param") + "; expected none or one per param");
   if (n_second != 0 && n_second != n_params)
-    fail("optimizer state 'second' has " + std::to_string(n_second) + " floats for " +
-         std::to_string(n_params) + " params; expected none or one per param");
+    fail("optimizer state 'second' has " + count_text(n_second, "float") + " for " +
+         count_text(n_params, "param") + "; expected none or one per param");
   if (n_second != 0 && n_first == 0) fail("optimizer state has 'second' without 'first'");
 }
 

@@ -15,6 +15,7 @@
 
 #include "runtime/data/dataset.h"
 #include "runtime/errors.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 namespace {
@@ -146,8 +147,8 @@ void check_counts_match(std::uint32_t labels, std::uint64_t images, const std::s
                         const std::string& images_path) {
   if (labels != images) {
     throw DataError(labels_path, 0,
-                    "has " + std::to_string(labels) + " labels but " + images_path + " has " +
-                        std::to_string(images) + " images");
+                    "has " + count_text(labels, "label") + " but " + images_path + " has " +
+                        count_text(images, "image"));
   }
 }
 
@@ -166,7 +167,7 @@ IdxHead read_idx_head(const std::string& images_path, const std::string& labels_
   head.labels_read = labels.size() - 8;
   if (head.labels_read < wanted)
     throw DataError(labels_path, 0,
-                    "truncated: header says " + std::to_string(head.images) + " labels, file has " +
+                    "truncated: header says " + count_text(head.images, "label") + ", file has " +
                         std::to_string(head.labels_read));
   head.labels_seen = first_records(labels.data() + 8, head.labels_read);
   return head;

@@ -16,6 +16,7 @@
 #include "runtime/data/read_file.h"
 #include "runtime/errors.h"
 #include "runtime/rng.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 namespace {
@@ -221,7 +222,7 @@ RatingsTable parse_ratings_table(std::string_view text, const std::string& path)
   Ratings& all = table.all;
   while (records.next(fields, line)) {
     if (fields.size() != width)
-      throw DataError(path, line, "expected " + std::to_string(width) + " fields as in the header, got " +
+      throw DataError(path, line, "expected " + count_text(width, "field") + " as in the header, got " +
                                       std::to_string(fields.size()));
     users.push_back(parse_id(fields[column[0]], "userId", path, line));
     items.push_back(parse_id(fields[column[1]], "movieId", path, line));
@@ -244,7 +245,7 @@ std::size_t test_split_size(std::size_t n, double test_fraction, const std::stri
   const auto n_test = static_cast<std::size_t>(std::llround(test_fraction * static_cast<double>(n)));
   if (n_test == 0 || n_test == n)
     throw DataError(source, 0,
-                    std::to_string(n) + " ratings cannot be split with test_fraction " +
+                    count_text(n, "rating") + " cannot be split with test_fraction " +
                         std::to_string(test_fraction) + ": a split would be empty");
   return n_test;
 }

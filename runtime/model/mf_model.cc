@@ -9,6 +9,7 @@
 
 #include "runtime/data/ratings.h"
 #include "runtime/errors.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -48,8 +49,8 @@ const Ratings& MfModel::ratings_of(const Dataset& data) const {
   const Ratings& r = *data.ratings;
   if (r.num_users != users_ || r.num_items != items_)
     throw DataError(data.source, 0,
-                    "the ratings have " + std::to_string(r.num_users) + " users and " +
-                        std::to_string(r.num_items) + " items; the mf model was built for " +
+                    "the ratings have " + count_text(r.num_users, "user") + " and " +
+                        count_text(r.num_items, "item") + "; the mf model was built for " +
                         std::to_string(users_) + " and " + std::to_string(items_));
   return r;
 }

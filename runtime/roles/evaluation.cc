@@ -8,6 +8,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/sha256_hex.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -80,8 +81,8 @@ std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernel
 void report_staleness(const Message& m, MetricsSink& metrics) {
   if (m.keys.size() != m.lengths.size())
     throw ProtocolError("scheduler: snapshot staleness histogram has " +
-                        std::to_string(m.keys.size()) + " values but " +
-                        std::to_string(m.lengths.size()) + " counts");
+                        count_text(m.keys.size(), "value") + " but " +
+                        count_text(m.lengths.size(), "count"));
   std::uint64_t applied = 0;
   for (std::size_t i = 0; i < m.keys.size(); ++i) {
     metrics.staleness(static_cast<std::int64_t>(m.keys[i]), m.lengths[i]);

@@ -6,6 +6,7 @@
 #include "runtime/roles/scheduler.h"
 #include "runtime/roles/server.h"
 #include "runtime/roles/worker.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -13,8 +14,8 @@ void run_role(Env& env, const JobSpec& spec, NodeId node, KernelBackend& kernels
               bool rejoining) {
   if (node >= spec.layout.nodes())
     throw std::invalid_argument("node " + std::to_string(node) + " is not in the job (" +
-                                std::to_string(spec.layout.servers) + " servers, " +
-                                std::to_string(spec.layout.workers) + " workers: nodes 0.." +
+                                count_text(spec.layout.servers, "server") + ", " +
+                                count_text(spec.layout.workers, "worker") + ": nodes 0.." +
                                 std::to_string(spec.layout.nodes() - 1) + ")");
   if (node == JobLayout::scheduler()) {
     Scheduler(env, spec, kernels).run();

@@ -29,7 +29,8 @@ void Scheduler::run() {
       if (spec_.fault.enabled) check_heartbeats();
     }
   } catch (const JobStopped& e) {
-    stop_from_outside(e.what());
+    if (!training_over()) stop_from_outside(e.what());
+    note_late_stop(e.what());
   }
   finish();
 }
@@ -167,7 +168,10 @@ void Scheduler::handle_worker_done(const Message& m) {
     all_workers_dead_since_.reset();
   }
   failover_.leave(node);
-  if (all_workers_finished() && !stopping_) stop_servers(StopMode::kDrain);
+  if (all_workers_finished() && !stopping_) {
+    draining_ = true;
+    stop_servers(StopMode::kDrain);
+  }
 }
 
 void Scheduler::handle_abort(const Message& m) {
@@ -185,7 +189,12 @@ void Scheduler::handle_snapshot(const Message& m) {
   if (clock <= last_eval_clock_) return;  // a promoted primary's repeat of an evaluated clock
   if (!stop_rule_.empty()) return;        // stopped by a rule: that evaluation was the last
   std::optional<RangeAssembly> done = snapshots_.add(m);
-  if (!done || evaluate(clock, done->params(), done->time_s())) return;
+  if (!done) return;
+  if (evaluate(clock, done->params(), done->time_s())) {
+    // The job's result should its final snapshots never come (a stop after training was over).
+    if (clock >= static_cast<std::int64_t>(spec_.iterations)) last_clock_sha256_ = params_sha256(done->params());
+    return;
+  }
   diverged_ = true;
   reason_ = "training diverged: non-finite loss at global clock " + std::to_string(clock);
   env_.metrics().event(env_.now(), "diverged", {{"clock", clock}});
@@ -216,6 +225,16 @@ void Scheduler::finish() {
     // The evaluation that met the rule is the run's result: its parameters, not the ones the
     // servers reached while the stop was on its way.
     env_.metrics().finish(stopped_params_sha256_, false, reason_);
+    return;
+  }
+  if (!finals_.complete()) {
+    // Stopped after training was over, before every final snapshot came (note_late_stop).
+    const bool last_clock = last_eval_clock_ >= static_cast<std::int64_t>(spec_.iterations);
+    if (!last_clock)
+      reason_ += "; the final snapshots had not all come, so the figures are those of clock " +
+                 std::to_string(std::max<std::int64_t>(last_eval_clock_, 0)) +
+                 ", the last evaluated, and params_sha256 is unknown";
+    env_.metrics().finish(last_clock ? last_clock_sha256_ : "", false, reason_);
     return;
   }
   const std::int64_t clock = finals_.clock();

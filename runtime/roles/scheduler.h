@@ -31,8 +31,14 @@ class Scheduler {
   /// factor, a range over 2^32 keys); std::runtime_error when the job is lost (a range without a
   /// replica, every worker dead for the stall timeout) or nothing arrives for the stall
   /// timeout; ProtocolError for a message that breaks the protocol; JobStopped when the Env was
-  /// stopped from outside (a signal), after a "job_stopped" event and telling every node to stop.
+  /// stopped from outside (a signal) before training was over, after a "job_stopped" event and
+  /// telling every node to stop. A stop that comes once training is over (training_over) does not
+  /// throw: the job completed, and the stop cuts short only the wait for the final snapshots
+  /// (see finish).
   void run();
+
+  /// Whether run() was stopped from outside after training was over (the job still completed).
+  bool stopped_after_completion() const { return !late_stop_.empty(); }
 
   /// Bytes the other nodes reported sending (real jobs, where each node counts its own).
   std::uint64_t reported_bytes_sent() const { return reported_bytes_sent_; }
@@ -66,7 +72,8 @@ class Scheduler {
   void handle_snapshot(const Message& m);
   void handle_final(const Message& m);
   void handle_checkpoint_done(const Message& m);
-  /// Evaluates the final clock unless it was evaluated already, then reports the result.
+  /// Evaluates the final clock unless it was evaluated already, then reports the result. After a
+  /// late stop (note_late_stop) without every final snapshot, reports the last evaluation instead.
   void finish();
   /// Evaluates `params` at global clock `clock` and records the row; false if it diverged.
   bool evaluate(std::int64_t clock, const std::vector<float>& params, double time_s);
@@ -123,6 +130,14 @@ class Scheduler {
   /// The Env's recv threw JobStopped(`why`): writes a "job_stopped" event, tells every node to
   /// stop and throws JobStopped naming the last evaluated clock.
   [[noreturn]] void stop_from_outside(const std::string& why);
+  /// Whether training is over while the job still runs, so that a stop from outside no longer
+  /// cuts it short: every worker finished its clocks (the servers drain), the last clock was
+  /// evaluated, or a stopping rule ended it. Never after a divergence.
+  bool training_over() const;
+  /// The Env's recv threw JobStopped(`why`) once training_over(): writes a
+  /// "stopped_after_completion" event, keeps `why` for the reason, and tells the nodes not yet
+  /// told to stop now (nothing more is received).
+  void note_late_stop(const std::string& why);
   /// Writes `reason` as "job_lost", aborts the job and throws std::runtime_error(reason).
   [[noreturn]] void lose_job(const std::string& reason, nlohmann::json fields = {});
   /// "server:1", "worker:3": how scenarios and events name a node.
@@ -141,6 +156,9 @@ class Scheduler {
   std::int64_t last_eval_clock_ = -1;
   bool stopping_ = false;
   bool servers_stopped_ = false;
+  bool draining_ = false;    // every worker finished: the servers were told to drain
+  std::string late_stop_;    // why the job was stopped after training was over; empty: it was not
+  std::string last_clock_sha256_;  // the hash of the parameters evaluated at the last clock
   std::uint64_t reported_bytes_sent_ = 0;
   std::vector<double> reported_compute_s_;  // by worker
   std::vector<bool> worker_done_;  // by worker: sent kWorkerDone

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "runtime/count_text.h"
 #include "runtime/errors.h"
 #include "runtime/roles/scheduler.h"
 
@@ -61,6 +62,26 @@ void Scheduler::stop_from_outside(const std::string& why) {
   // Nothing more is received: the others are told to stop rather than wait out their timeouts.
   abort_job();
   throw JobStopped(reason_);
+}
+
+bool Scheduler::training_over() const {
+  return !diverged_ &&
+         (!stop_rule_.empty() || draining_ || last_eval_clock_ >= static_cast<std::int64_t>(spec_.iterations));
+}
+
+void Scheduler::note_late_stop(const std::string& why) {
+  late_stop_ = why;
+  const std::string done = !stop_rule_.empty() ? "its " + stop_rule_ + " rule had ended training"
+                                               : "all " + count_text(spec_.iterations, "clock") + " done";
+  const std::string note = "the job had completed (" + done + ") when it was " + why +
+                           ": the signal came after completion";
+  reason_ = reason_.empty() ? note : reason_ + "; " + note;
+  env_.metrics().event(env_.now(), "stopped_after_completion",
+                       {{"reason", why}, {"clock", std::max<std::int64_t>(last_eval_clock_, 0)}});
+  // Nothing more is received: whoever was not told to stop yet (the last clock was evaluated
+  // before every worker said it was done) is told now, rather than left to wait out a timeout.
+  stop_servers(StopMode::kNow);
+  stop_workers();
 }
 
 }  // namespace pstwin

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -78,7 +79,7 @@ void Shard::push(Message m, std::uint32_t w, std::vector<std::uint32_t>* rows_ou
   const std::size_t expected = synthetic_ ? 0 : (keyed ? rows.size() : keys_.size()) * width_;
   if (m.values.size() != expected)
     throw ProtocolError(where() + ": push from worker " + std::to_string(w) + " has " +
-                        std::to_string(m.values.size()) + " values, expected " +
+                        count_text(m.values.size(), "value") + ", expected " +
                         std::to_string(expected));
   if (rows_out && keyed) *rows_out = rows;
   const std::int64_t clock = m.header.clock;

@@ -9,6 +9,7 @@
 #include "runtime/errors.h"
 #include "runtime/seconds_text.h"
 #include "runtime/span_scope.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -313,8 +314,8 @@ bool Worker::await_parameters(std::int64_t clock) {
       const std::size_t keys = sparse ? batch_.range_begin[r + 1] - first : kr.size();
       if (m->values.size() != keys * width || sparse != ((m->header.flags & msg_flags::kKeyed) != 0))
         throw ProtocolError("worker " + std::to_string(index_) + ": pull reply with " +
-                            std::to_string(m->values.size()) + " values for " +
-                            std::to_string(keys) + " keys of " + std::to_string(width) +
+                            count_text(m->values.size(), "value") + " for " +
+                            count_text(keys, "key") + " of " + std::to_string(width) +
                             (sparse ? " (keyed)" : " (whole shard)"));
       std::copy(m->values.begin(), m->values.end(), params_.begin() + static_cast<long>(first * width));
     }

@@ -8,6 +8,7 @@
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/link_presets.h"
 #include "runtime/scenario/units.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::scenario_sections {
 
@@ -89,7 +90,7 @@ std::vector<HostGroupSpec> parse_host_groups(const json& v, const std::string& p
     const Object g(groups[i], gp, {"count", "device", "link", "messaging"});
     const auto n = read_uint(g.at("count"), g.ptr("count"), 1, count);
     if (n % multiple_of != 0)
-      throw ScenarioError(g.ptr("count"), std::to_string(n) + " workers do not fill whole machines of " +
+      throw ScenarioError(g.ptr("count"), count_text(n, "worker") + (n == 1 ? " does" : " do") + " not fill whole machines of " +
                                               std::to_string(multiple_of) +
                                               " (workers_per_host): a machine's "
                                               "workers share its NIC, so a group holds whole machines");

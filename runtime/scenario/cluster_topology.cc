@@ -6,6 +6,7 @@
 #include "runtime/errors.h"
 #include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/json_fields.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -59,7 +60,7 @@ std::vector<std::uint32_t> read_sizes(const json& v, const std::string& ptr, std
   const json& a = read_array(v, ptr, false);
   if (a.size() > max_size)
     throw ScenarioError(ptr,
-                        "expected at most " + std::to_string(max_size) + " entries, got " + std::to_string(a.size()));
+                        "expected at most " + count_text(max_size, "entry", "entries") + ", got " + std::to_string(a.size()));
   std::vector<std::uint32_t> out;
   for (std::size_t i = 0; i < a.size(); ++i)
     out.push_back(static_cast<std::uint32_t>(read_uint(a[i], child_pointer(ptr, std::to_string(i)), 1, kMaxLeaves)));
@@ -76,7 +77,7 @@ void read_pair(const Object& o, const char* key, std::uint32_t& count, std::uint
 }
 
 std::string machines_phrase(const ClusterSection& c) {
-  std::string s = std::to_string(machine_count(c)) + " machines (" + std::to_string(c.worker_hosts()) + " for workers";
+  std::string s = count_text(machine_count(c), "machine") + " (" + std::to_string(c.worker_hosts()) + " for workers";
   if (c.server_placement != ServerPlacement::kColocated) s += ", " + std::to_string(c.servers) + " for servers";
   return s + ", 1 for the scheduler)";
 }

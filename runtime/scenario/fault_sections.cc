@@ -12,6 +12,7 @@
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/server_joins.h"
 #include "runtime/scenario/units.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -45,8 +46,7 @@ std::string short_duration(double s) {
 
 /// "4 workers", "1 server".
 std::string count_of(std::uint32_t n, NodeRef::Role role) {
-  const char* noun = role == NodeRef::Role::kServer ? "server" : "worker";
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+  return count_text(n, role == NodeRef::Role::kServer ? "server" : "worker");
 }
 
 /// How many nodes `cluster` has in `role` (the scheduler is one).

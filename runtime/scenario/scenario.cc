@@ -22,6 +22,7 @@
 #include "runtime/scenario/simulation_section.h"
 #include "runtime/scenario/strict_json.h"
 #include "runtime/scenario/variant_overrides.h"
+#include "runtime/count_text.h"
 
 namespace pstwin {
 
@@ -131,8 +132,8 @@ std::uint64_t iterations_per_worker(const Scenario& s, std::uint64_t train_rows)
       static_cast<long double>(s.cluster.workers) * static_cast<long double>(s.training.batch_size);
   const long double clocks = std::ceil(examples / per_clock);
   if (clocks > 1e9L)
-    throw ScenarioError("/training/epochs", format_number(*s.training.epochs) + " epochs of " +
-                                                std::to_string(train_rows) + " rows are over a billion iterations per worker");
+    throw ScenarioError("/training/epochs", format_number(*s.training.epochs) + (*s.training.epochs == 1 ? " epoch" : " epochs") + " of " +
+                                                count_text(train_rows, "row") + " are over a billion iterations per worker");
   return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(clocks));
 }
 

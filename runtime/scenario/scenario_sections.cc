@@ -14,6 +14,7 @@
 #include "runtime/scenario/json_fields.h"
 #include "runtime/scenario/link_presets.h"
 #include "runtime/scenario/units.h"
+#include "runtime/count_text.h"
 
 namespace pstwin::scenario_sections {
 
@@ -189,7 +190,7 @@ ClusterSection parse_cluster(const json& v, const std::string& ptr) {
     if (c.workers % c.workers_per_host != 0)
       throw ScenarioError(o.ptr("workers_per_host"),
                           std::to_string(c.workers_per_host) + " workers per host do not divide the " +
-                              std::to_string(c.workers) + " workers into whole hosts");
+                              count_text(c.workers, "worker") + " into whole hosts");
   }
   // Hardware per node: one group, or a list of groups; then the per-node overrides.
   c.worker_nodes = parse_host_groups(o.at("worker"), o.ptr("worker"), c.workers, c.workers_per_host, c.worker);

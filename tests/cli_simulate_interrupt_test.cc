@@ -1,0 +1,99 @@
+// simulate and sweep stopped by a signal (a trial's Ctrl-C was ignored): they stop their variant
+// processes at once, leave none behind, write what finished and a summary that says why for
+// what did not, and exit with 128 + the signal. Only the parent gets the signal, as with
+// `kill -INT PID`; a command still running 10 s after it is killed, so that a stop that does
+// not work fails its test rather than hangs it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/launch_script.h"
+#include "tests/sim_test_support.h"
+
+namespace pstwin {
+namespace {
+
+using json = nlohmann::json;
+using namespace testing_support;
+
+/// endless_job() with a second variant, "short", of 20 clocks: it finishes at once.
+json short_and_endless() {
+  json s = endless_job();
+  s.erase("consistency");
+  s["consistency"] = {{"mode", "bsp"}};
+  s["variants"] = json::array({{{"name", "short"}, {"set", {{"/training/iterations", 20}}}}, {{"name", "endless"}}});
+  return s;
+}
+
+/// Runs `command` (pstwin's arguments) in `dir` in the background, sends it SIG`signal` once
+/// `ready` (a file under dir) exists, and prints "exit status S", then the number of pstwin
+/// processes still running on `dir`.
+CommandResult stop_when_ready(const std::string& dir, const std::string& command, const std::string& ready,
+                              const std::string& signal) {
+  return run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN " + command + " >out.txt 2>&1 &\n"
+      "p=$!\n"
+      "for i in $(seq 1 3000); do [ -e " + ready + " ] && break; sleep 0.01; done\n"
+      "sleep 0.3\n"
+      "kill -" + signal + " $p\n"
+      "for i in $(seq 1 1000); do kill -0 $p 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $p 2>/dev/null\n"
+      "wait $p\n"
+      "echo \"exit status $?\"\n"
+      "sleep 0.2\n"
+      "ps -eo args | grep -c '^[^ ]*pstwin .*" + dir + "/s.json'\n");
+}
+
+TEST(SimulateInterrupt, SigintStopsTheVariantsAndWritesWhatFinished) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", short_and_endless());
+  const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 2 --out " + dir + "/out",
+                                 "out/short/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << "exit status, processes left\n" << read_file(dir + "/out.txt");
+  EXPECT_TRUE(read_json(dir + "/out/short/summary.json")["completed"].get<bool>());
+  const json endless = read_json(dir + "/out/endless/summary.json");
+  EXPECT_FALSE(endless["completed"].get<bool>());
+  const std::string reason = endless["reason"];
+  EXPECT_EQ(reason.rfind("the simulation was stopped by SIGINT at ", 0), 0u) << reason;
+  EXPECT_NE(reason.find(", before it completed"), std::string::npos) << reason;
+  const std::string said = read_file(dir + "/out.txt");
+  EXPECT_NE(said.find("pstwin simulate: stopped by SIGINT: 1 of 2 variants finished"), std::string::npos) << said;
+  // The comparison of both, as after any run.
+  EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nendless,"), std::string::npos);
+}
+
+TEST(SimulateInterrupt, AVariantNotStartedSaysSo) {
+  const std::string dir = fresh_dir();
+  json s = endless_job();
+  s["consistency"] = json::array({{{"mode", "bsp"}}, {{"mode", "asp"}}});
+  write_json(dir + "/s.json", s);
+  const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 1 --out " + dir + "/out",
+                                 "out/bsp", "TERM");
+  EXPECT_EQ(r.output, "exit status 143\n0\n") << read_file(dir + "/out.txt");
+  EXPECT_EQ(read_json(dir + "/out/asp/summary.json")["reason"], "the simulation was stopped by SIGTERM before it started");
+}
+
+TEST(SweepInterrupt, SigintStopsTheRunsWritesSweepCsvAndLeavesAStoppedRunToRunAgain) {
+  const std::string dir = fresh_dir();
+  json s = endless_job();
+  write_json(dir + "/s.json", s);
+  const auto r = stop_when_ready(
+      dir, "sweep " + dir + "/s.json --jobs 2 --out " + dir + "/out --grid /training/iterations=20,10000000",
+      "out/training.iterations=20_seed=1/bsp/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << read_file(dir + "/out.txt");
+  const std::string csv = read_file(dir + "/out/sweep.csv");
+  EXPECT_NE(csv.find("\n20,1,bsp,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",ok,training.iterations=20_seed=1/bsp\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",FAILED,training.iterations=10000000_seed=1/bsp\n"), std::string::npos) << csv;
+  const json stopped = read_json(dir + "/out/training.iterations=10000000_seed=1/bsp/summary.json");
+  EXPECT_FALSE(stopped["completed"].get<bool>());
+  EXPECT_EQ(stopped["reason"].get<std::string>().rfind("the simulation was stopped by SIGINT at ", 0), 0u);
+  EXPECT_EQ(stopped["config"]["training"]["iterations"], 10000000) << "its settings, so a resumed sweep runs it again";
+  EXPECT_NE(read_file(dir + "/out.txt").find("pstwin sweep: stopped by SIGINT: 1 of 2 runs to run finished"),
+            std::string::npos)
+      << read_file(dir + "/out.txt");
+}
+
+}  // namespace
+}  // namespace pstwin
