@@ -25,7 +25,7 @@ EXTENSIONS = (".h", ".cc", ".cu", ".cuh")
 LAYERS = [
     ("base", 0, ["runtime/message.", "runtime/codec.", "runtime/frame_checksum.", "runtime/packed_values.", "runtime/errors.", "runtime/rng.", "runtime/job_layout.",
                  "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.", "runtime/sha256_hex.",
-                 "runtime/seconds_text.", "runtime/count_text."]),
+                 "runtime/seconds_text.", "runtime/count_text.", "runtime/edit_distance."]),
     ("checkpoint", 1, ["runtime/checkpoint/"]),
     ("env", 2, ["runtime/env.", "runtime/span_scope."]),
     ("math and state", 3, ["runtime/data/", "runtime/model/", "runtime/optimizer.",

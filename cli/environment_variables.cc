@@ -3,7 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <numeric>
+
+#include "runtime/edit_distance.h"
 
 extern char** environ;
 
@@ -12,22 +13,6 @@ namespace pstwin::cli {
 namespace {
 
 constexpr std::string_view kPrefix = "PSTWIN_";
-
-/// Edit distance between `a` and `b` (Levenshtein), one row at a time.
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), 0);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];  // the distance of a[0, i-1) to b[0, j-1)
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 /// The variable's name in a "NAME=VALUE" entry, or "" when it does not start with PSTWIN_.
 std::string_view pstwin_name(const std::string& entry) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/edit_distance.h"
 #include "runtime/errors.h"
 #include "runtime/scenario/json_fields.h"
 
@@ -31,22 +32,6 @@ std::string parse_error(const ParseCheck& parse, const nlohmann::json& doc, std:
     return e.what();
   }
   return "";
-}
-
-/// Edit distance (Levenshtein) between `a` and `b`.
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
 }
 
 /// `allowed` ("a, b, c", as the scenario's unknown-key errors list them) split at ", ".
