@@ -58,16 +58,16 @@ extern "C" void stop_children_and_die(int sig) {
 }
 }  // namespace
 
-void die_with_parent(pid_t parent) {
+void die_with_parent(pid_t parent, int death_signal) {
   // A parent that takes its signals on a thread of its own (StopOnSignals) forked with them
   // blocked: the death signal must still get through (and stays unblocked across exec).
-  sigset_t term;
-  sigemptyset(&term);
-  sigaddset(&term, SIGTERM);
-  pthread_sigmask(SIG_UNBLOCK, &term, nullptr);
+  sigset_t death;
+  sigemptyset(&death);
+  sigaddset(&death, death_signal);
+  pthread_sigmask(SIG_UNBLOCK, &death, nullptr);
   // The death signal survives exec; checking the parent after setting it closes the window in
   // which the parent died before the request.
-  if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(143);
+  if (prctl(PR_SET_PDEATHSIG, death_signal) != 0 || getppid() != parent) _exit(128 + death_signal);
 }
 
 void forward_termination_to_children() {

@@ -1,6 +1,7 @@
 // Starting and waiting for child processes (the roles of a job that launch starts).
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <functional>
@@ -15,13 +16,15 @@ namespace pstwin::cli {
 /// (die_with_parent). REQUIRES: called from the main thread.
 pid_t spawn(const std::vector<std::string>& argv);
 
-/// In a child just forked by `parent`: asks Linux to send it SIGTERM when the thread that forked
-/// it ends (prctl PR_SET_PDEATHSIG), and ends it at once if `parent` is already gone. A launcher
-/// or simulate killed with SIGKILL forwards nothing, and its children would otherwise go on
-/// writing into an output folder whose lock died with it. SIGTERM is unblocked for it (a parent
-/// with StopOnSignals forked with it blocked). REQUIRES: called in the child, and
-/// the fork made by a thread that lives as long as the child should (the main thread).
-void die_with_parent(pid_t parent);
+/// In a child just forked by `parent`: asks Linux to send it `death_signal` when the thread that
+/// forked it ends (prctl PR_SET_PDEATHSIG), and ends it at once if `parent` is already gone. A
+/// launcher or simulate killed with SIGKILL forwards nothing, and its children would otherwise go
+/// on writing into an output folder whose lock died with it. The signal is unblocked for it (a
+/// parent with StopOnSignals forked with it blocked). SIGTERM lets an exec'd role write what it
+/// has; a forked variant, which blocks SIGTERM (block_stop_signals), takes SIGKILL. REQUIRES:
+/// called in the child, and the fork made by a thread that lives as long as the child should
+/// (the main thread).
+void die_with_parent(pid_t parent, int death_signal = SIGTERM);
 
 /// Exit status of a finished child: its exit code, or 128 + signal.
 int exit_status_of(int wait_status);

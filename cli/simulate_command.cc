@@ -47,7 +47,7 @@ int simulate_command(const std::vector<std::string>& args) {
   // Ctrl-C, SIGTERM or SIGHUP stop the variants and still write what finished (README, "Commands"):
   // taken before any thread starts (a GPU's runtime starts some), as launch does.
   net::StopRequest stop;
-  const StopOnSignals signals(stop);
+  const StopOnSignalsInHandler signals(stop);
   po::options_description desc("simulate options");
   po::positional_options_description pos;
   add_scenario_options(desc, pos);

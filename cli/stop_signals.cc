@@ -2,23 +2,68 @@
 
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstdint>
 #include <string>
 
 namespace pstwin::cli {
 
 namespace {
 
+constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+
 sigset_t stop_signal_set() {
   sigset_t set;
   sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+  for (int sig : kStopSignals) sigaddset(&set, sig);
   return set;
 }
 
 // A second signal this long after the first is the user insisting, not the echo of the first.
 constexpr auto kInsistAfter = std::chrono::seconds(2);
+
+[[noreturn]] void end_at_once(int sig) {
+  const char line[] = "pstwin: stopped again: ending at once, without writing the outputs\n";
+  [[maybe_unused]] const auto n = write(STDERR_FILENO, line, sizeof line - 1);
+  _exit(128 + sig);
+}
+
+// StopOnSignalsInHandler's state: a handler has no object to reach, and these are lock-free.
+std::atomic<net::StopRequest*> g_handler_stop{nullptr};
+std::atomic<pid_t> g_handler_owner{0};
+std::atomic<int> g_handler_first{0};
+std::atomic<std::int64_t> g_handler_first_ns{0};
+
+// Literals: the handler may not build strings.
+const char* stop_reason_literal(int sig) {
+  switch (sig) {
+    case SIGINT: return "stopped by SIGINT";
+    case SIGTERM: return "stopped by SIGTERM";
+    default: return "stopped by SIGHUP";
+  }
+}
+
+void on_stop_signal(int sig) {
+  const int saved_errno = errno;
+  // A child forked without exec inherits the handler until it blocks the signals: not its stop.
+  if (getpid() == g_handler_owner.load()) {
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    const std::int64_t now_ns = std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
+    int none = 0;
+    if (g_handler_first.compare_exchange_strong(none, sig)) {
+      g_handler_first_ns.store(now_ns);
+      if (net::StopRequest* stop = g_handler_stop.load()) stop->request_from_signal_handler(stop_reason_literal(sig));
+    } else if (now_ns - g_handler_first_ns.load() >
+               std::chrono::duration_cast<std::chrono::nanoseconds>(kInsistAfter).count()) {
+      end_at_once(sig);
+    }
+  }
+  errno = saved_errno;
+}
 
 }  // namespace
 
@@ -46,11 +91,33 @@ void StopOnSignals::wait_for_signals(net::StopRequest& stop) {
       first_at = std::chrono::steady_clock::now();
       stop.request(std::string("stopped by SIG") + sigabbrev_np(sig));
     } else if (std::chrono::steady_clock::now() - first_at > kInsistAfter) {
-      const char line[] = "pstwin: stopped again: ending at once, without writing the outputs\n";
-      [[maybe_unused]] const auto n = write(STDERR_FILENO, line, sizeof line - 1);
-      _exit(128 + sig);
+      end_at_once(sig);
     }
   }
+}
+
+StopOnSignalsInHandler::StopOnSignalsInHandler(net::StopRequest& stop) {
+  g_handler_first.store(0);
+  g_handler_stop.store(&stop);
+  g_handler_owner.store(getpid());
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &action, &previous_[i]);
+}
+
+StopOnSignalsInHandler::~StopOnSignalsInHandler() {
+  for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &previous_[i], nullptr);
+  g_handler_owner.store(0);
+  g_handler_stop.store(nullptr);
+}
+
+int StopOnSignalsInHandler::signal() const { return g_handler_first.load(); }
+
+void block_stop_signals() {
+  const sigset_t set = stop_signal_set();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
 }  // namespace pstwin::cli

@@ -2,6 +2,8 @@
 // (DESIGN.md, "Outputs") instead of dying with nothing written.
 #pragma once
 
+#include <signal.h>
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -36,5 +38,36 @@ class StopOnSignals {
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
+
+/// The same stop, taken by a signal handler instead of a thread, for a process that forks
+/// children which run on without exec (simulate and sweep fork their variants and SimGrid's
+/// option checks). A thread alive at fork() may hold a lock at that instant (the allocator's,
+/// a sanitizer's thread registry while it starts), and a child that then takes the lock, as
+/// SimGrid's thread contexts do, waits forever: AddressSanitizer's runs lost 16 tests that way.
+/// The handler only makes the request (StopRequest::request_from_signal_handler) or, for a
+/// signal more than 2 s after the first, writes a line and ends the process (exit status
+/// 128 + signal), as StopOnSignals does. Installed with SA_RESTART; a poll in any thread may
+/// still return early with EINTR. A child forked later inherits the handler, which does
+/// nothing outside this process; children block the three signals instead (block_stop_signals).
+/// REQUIRES: one at a time in a process; `stop` outlives this object.
+class StopOnSignalsInHandler {
+ public:
+  explicit StopOnSignalsInHandler(net::StopRequest& stop);
+  /// Restores the dispositions the signals had before.
+  ~StopOnSignalsInHandler();
+  StopOnSignalsInHandler(const StopOnSignalsInHandler&) = delete;
+  StopOnSignalsInHandler& operator=(const StopOnSignalsInHandler&) = delete;
+
+  /// The first signal received (SIGINT, ...), 0 while none has.
+  int signal() const;
+
+ private:
+  struct sigaction previous_[3] {};
+};
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and in the threads it starts later:
+/// for a child forked by a process with StopOnSignalsInHandler, whose parent acts on them (it
+/// stops its children) and which is to die with its parent by SIGKILL (die_with_parent).
+void block_stop_signals();
 
 }  // namespace pstwin::cli

@@ -56,7 +56,7 @@ std::string sweep_status_line(const std::vector<VariantStatus>& status) {
 int sweep_command(const std::vector<std::string>& args) {
   // As simulate: a signal stops the runs and still writes sweep.csv (README, "Sweeps").
   net::StopRequest stop;
-  const StopOnSignals signals(stop);
+  const StopOnSignalsInHandler signals(stop);
   po::options_description desc("sweep options");
   po::positional_options_description pos;
   add_scenario_options(desc, pos);

@@ -7,7 +7,6 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <iomanip>
@@ -16,6 +15,7 @@
 #include <stdexcept>
 
 #include "cli/child_process.h"
+#include "cli/stop_signals.h"
 
 namespace pstwin::cli {
 
@@ -136,7 +136,10 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
     const pid_t pid = fork();
     if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
     if (pid == 0) {
-      die_with_parent(parent);
+      // The parent takes Ctrl-C, SIGTERM and SIGHUP (StopOnSignalsInHandler) and kills its
+      // children when it stops; SimGrid's own SIGINT handler must never see them.
+      block_stop_signals();
+      die_with_parent(parent, SIGKILL);
       close(fds[0]);
       close(err[0]);
       // Its stderr goes through this process, which passes it on a whole line at a time, named

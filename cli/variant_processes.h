@@ -43,9 +43,9 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// ended with one. Returns the final status of every variant, in order. Once `stop` (null: none;
 /// not owned) is requested, no child starts any more and the running ones are killed (SIGKILL)
 /// and reaped at once; each is `stopped`, as is every variant not started, unless it had
-/// finished. Children keep the signals their parent blocked (StopOnSignals: SIGINT and SIGHUP
-/// stay with the parent, which stops them; SIGTERM, the signal a dying parent sends, is let
-/// through). Throws std::runtime_error when pipe or fork fails.
+/// finished. Children block SIGINT, SIGTERM and SIGHUP: they are the parent's to act on
+/// (StopOnSignalsInHandler), which stops its children; a child dies with its parent by SIGKILL.
+/// Throws std::runtime_error when pipe or fork fails.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
                                                  bool quiet, const StatusLineFn& status_line = {},

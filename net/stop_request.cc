@@ -23,6 +23,17 @@ void StopRequest::request(const std::string& reason) {
     reason_ = reason;
     requested_.store(true);
   }
+  wake_pollers();
+}
+
+void StopRequest::request_from_signal_handler(const char* reason) noexcept {
+  if (requested_.load()) return;
+  signal_reason_.store(reason);
+  requested_.store(true);
+  wake_pollers();
+}
+
+void StopRequest::wake_pollers() noexcept {
   // Never read back: the counter stays non-zero, so the descriptor stays readable.
   const std::uint64_t one = 1;
   [[maybe_unused]] const auto written = write(fd_, &one, sizeof one);
@@ -31,6 +42,8 @@ void StopRequest::request(const std::string& reason) {
 std::optional<std::string> StopRequest::reason() const {
   if (!requested_.load()) return std::nullopt;
   std::lock_guard lock(mutex_);
+  // A handler's request sets no reason_ (it cannot lock); a request() made first did.
+  if (const char* from_signal = signal_reason_.load(); reason_.empty() && from_signal) return std::string(from_signal);
   return reason_;
 }
 

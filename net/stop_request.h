@@ -11,7 +11,8 @@ namespace pstwin::net {
 
 /// A request that the job stop, made from any thread, with the reason it was made: a descriptor
 /// that becomes readable once requested lets a poll wake up for it (ZmqEnv polls it beside its
-/// sockets and throws JobStopped). Thread-safe; not for a signal handler (it locks).
+/// sockets and throws JobStopped). Thread-safe; from a signal handler, only
+/// request_from_signal_handler.
 class StopRequest {
  public:
   /// Throws std::runtime_error when the descriptor cannot be made (eventfd).
@@ -23,14 +24,20 @@ class StopRequest {
   /// Asks for the stop, e.g. "stopped by SIGINT"; the first reason counts, later requests change
   /// nothing.
   void request(const std::string& reason);
+  /// The same from a signal handler: async-signal-safe (no lock, no allocation; an atomic store
+  /// and a write to the descriptor). `reason` must outlive this object (a string literal).
+  void request_from_signal_handler(const char* reason) noexcept;
   /// The reason once requested; nullopt before.
   std::optional<std::string> reason() const;
   /// Readable once requested (and from then on): poll it for POLLIN.
   int fd() const { return fd_; }
 
  private:
+  void wake_pollers() noexcept;
+
   int fd_ = -1;
   std::atomic<bool> requested_{false};
+  std::atomic<const char*> signal_reason_{nullptr};  // set by request_from_signal_handler
   mutable std::mutex mutex_;
   std::string reason_;
 };

@@ -63,6 +63,12 @@ void write_all(int fd, const std::string& text) {
 /// message and runs one computation, so that options SimGrid only applies when the platform is
 /// built or actors run (models, solvers, context factory) are tried on what simulate will use.
 [[noreturn]] void check_in_child(const std::string& option) {
+  // Ctrl-C and the like are the parent's to act on (simulate stops its runs); SimGrid's SIGINT
+  // handler would print its actors here and the check go on. The alarm bounds the check.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&stop_signals, sig);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   alarm(kCheckTimeout_s);
   std::string reason;
   try {

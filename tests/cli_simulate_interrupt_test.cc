@@ -27,16 +27,18 @@ json short_and_endless() {
 
 /// Runs `command` (pstwin's arguments) in `dir` in the background, sends it SIG`signal` once
 /// `ready` (a file under dir) exists, and prints "exit status S", then the number of pstwin
-/// processes still running on `dir`.
+/// processes still running on `dir`. With `whole_group`, the command runs in a process group of
+/// its own and the signal goes to all of it, children included, as a terminal's Ctrl-C or a
+/// batch system's SIGTERM does.
 CommandResult stop_when_ready(const std::string& dir, const std::string& command, const std::string& ready,
-                              const std::string& signal) {
+                              const std::string& signal, bool whole_group = false) {
   return run_script(
-      "cd " + dir + "\n"
-      "$PSTWIN " + command + " >out.txt 2>&1 &\n"
+      "cd " + dir + "\n" +
+      (whole_group ? "setsid " : "") + "$PSTWIN " + command + " >out.txt 2>&1 &\n"
       "p=$!\n"
       "for i in $(seq 1 3000); do [ -e " + ready + " ] && break; sleep 0.01; done\n"
       "sleep 0.3\n"
-      "kill -" + signal + " $p\n"
+      "kill -" + signal + (whole_group ? " -- -$p\n" : " $p\n") +
       "for i in $(seq 1 1000); do kill -0 $p 2>/dev/null || break; sleep 0.01; done\n"
       "kill -9 $p 2>/dev/null\n"
       "wait $p\n"
@@ -61,6 +63,21 @@ TEST(SimulateInterrupt, SigintStopsTheVariantsAndWritesWhatFinished) {
   EXPECT_NE(said.find("pstwin simulate: stopped by SIGINT: 1 of 2 variants finished"), std::string::npos) << said;
   // The comparison of both, as after any run.
   EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nendless,"), std::string::npos);
+}
+
+TEST(SimulateInterrupt, SigtermToTheWholeProcessGroupStopsTheVariantsRatherThanFailingThem) {
+  // The children used to die of the SIGTERM themselves, before their parent stopped them, and
+  // were reported as failed variants with no reason of the signal's.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", short_and_endless());
+  const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 2 --out " + dir + "/out",
+                                 "out/short/summary.json", "TERM", true);
+  EXPECT_EQ(r.output, "exit status 143\n0\n") << "exit status, processes left\n" << read_file(dir + "/out.txt");
+  EXPECT_TRUE(read_json(dir + "/out/short/summary.json")["completed"].get<bool>());
+  const std::string reason = read_json(dir + "/out/endless/summary.json")["reason"];
+  EXPECT_EQ(reason.rfind("the simulation was stopped by SIGTERM at ", 0), 0u) << reason;
+  const std::string said = read_file(dir + "/out.txt");
+  EXPECT_NE(said.find("pstwin simulate: stopped by SIGTERM: 1 of 2 variants finished"), std::string::npos) << said;
 }
 
 TEST(SimulateInterrupt, AVariantNotStartedSaysSo) {

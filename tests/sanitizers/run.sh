@@ -63,12 +63,7 @@ if [ "$mode" = asan ]; then
   label_args=()
 else
   export PSTWIN_TEST_TIME_SCALE=${PSTWIN_TEST_TIME_SCALE:-10}
-  # die_after_fork=0: `simulate` and `sweep` fork a child per variant while StopOnSignals' thread
-  # waits in sigwait (cli/stop_signals.h), and each child then starts SimGrid's thread contexts
-  # (PSTWIN_SIMGRID_CFG above). TSan refuses threads after a multi-threaded fork by default; the
-  # waiting thread holds no lock a child could need, so the child is as safe as a single-threaded
-  # fork. (To remove: watch the signals from the parent's poll loop with a signalfd, no thread.)
-  export TSAN_OPTIONS=$common:suppressions=$here/tsan.supp:print_suppressions=0:second_deadlock_stack=1:die_after_fork=0
+  export TSAN_OPTIONS=$common:suppressions=$here/tsan.supp:print_suppressions=0:second_deadlock_stack=1
   label_args=(-L "^($(IFS='|'; echo "${tests[*]}"))\$")
 fi
 
