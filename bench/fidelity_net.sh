@@ -85,18 +85,22 @@ net_down() {
 }
 
 # Shapes every veth end to RATE (tc's syntax: 100mbit, 1gbit), or removes shaping ("unshaped").
-# The bucket holds 2 ms at the rate (at least 16 KiB), so a burst cannot outrun the rate for long;
-# the queue holds 100 ms.
+# The bucket holds two full Ethernet frames (NET_BURST_FRAMES x (MTU + 14) bytes), what a NIC
+# sending at line rate can put out back to back: a NIC saves up no credit while its link is idle.
+# The bucket was 2 ms at the rate (25 kB at 100 Mbit/s), which let a link idle at a BSP barrier
+# send a whole reply at once, faster than a NIC of that rate (README, "How accurate is the
+# simulation"). tbf cuts a GSO packet larger than its bucket into frames (tbf_segment), and its
+# watchdog is a high-resolution timer, so the rate holds with so small a bucket. The queue
+# holds 100 ms.
+NET_BURST_FRAMES=2
 net_shape() {
-  local rate=$1 i ns bits burst
+  local rate=$1 i ns burst
   for ((i = 0; i < NET_NODES; ++i)); do
     ns=$(net_ns "$i")
     tc qdisc del dev "${NET_PREFIX}h$i" root 2>/dev/null || true
     tc -n "$ns" qdisc del dev "${NET_PREFIX}c$i" root 2>/dev/null || true
     [ "$rate" = unshaped ] && continue
-    bits=$(rate_bits "$rate")
-    burst=$((bits / 8 / 500))
-    ((burst < 16384)) && burst=16384
+    burst=$((NET_BURST_FRAMES * ($(cat "/sys/class/net/${NET_PREFIX}h$i/mtu") + 14)))
     tc qdisc add dev "${NET_PREFIX}h$i" root tbf rate "$rate" burst "$burst" latency 100ms
     tc -n "$ns" qdisc add dev "${NET_PREFIX}c$i" root tbf rate "$rate" burst "$burst" latency 100ms
   done

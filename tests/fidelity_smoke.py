@@ -22,6 +22,8 @@ from pathlib import Path
 COLUMNS = ["case", "variant", "workers", "servers", "link", "link_mbps", "latency_us", "straggler",
            "real_ms_per_iter", "sim_ms_per_iter", "iter_error_pct",
            "real_time_to_target_s", "sim_time_to_target_s", "target_error_pct",
+           "real_clock_at_target", "sim_clock_at_target", "sim_time_at_real_target_clock_s",
+           "target_same_clock_error_pct",
            "real_compute_ms_per_iter", "sim_compute_ms_per_iter", "load1", "status"]
 
 
