@@ -33,7 +33,7 @@ RunRecorder::RunRecorder(const std::string& dir, std::optional<double> target_me
       events_(dir + "/events.jsonl", OutputOpen::kTruncate),
       target_(target_metric),
       goal_(std::move(goal)) {
-  metrics_ << "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
+  metrics_ << kMetricsCsvHeader << std::flush;
 }
 
 void RunRecorder::staleness(std::int64_t s, std::uint64_t count) {
@@ -63,6 +63,7 @@ void RunRecorder::eval(EvalRow row) {
            << csv_number(row.train_loss) << ',' << csv_number(row.test_loss) << ','
            << csv_number(row.test_metric) << ',' << csv_number(row.staleness_mean) << ','
            << row.staleness_max << '\n';
+  flush();  // an evaluation is the unit a stopped run keeps (see the class comment)
   if (target_ && !time_to_target_s_ && std::isfinite(row.test_metric) &&
       (goal_.higher_is_better ? row.test_metric >= *target_ : row.test_metric <= *target_))
     time_to_target_s_ = row.time_s;

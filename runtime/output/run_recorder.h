@@ -20,9 +20,17 @@ struct MetricGoal {
   bool higher_is_better = true;
 };
 
+/// metrics.csv's first line: its columns, in order, and the line's end.
+inline constexpr const char* kMetricsCsvHeader =
+    "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
+
 /// Writes DIR/metrics.csv (one row per evaluation) and DIR/events.jsonl (one JSON object per
 /// line) as results arrive, and keeps the figures summary.json needs. Single-threaded.
 /// Non-finite figures are written as empty CSV fields (the synthetic model has no losses).
+/// The header and each evaluation's row reach the file at once, with the events so far
+/// (a few writes per evaluation), so that a process killed mid-run (a stopped simulate's
+/// variant) leaves its evaluations so far; what it cuts is only after the last whole line
+/// (tidy_killed_run_folder, runtime/output/cut_outputs.h, removes that).
 class RunRecorder : public MetricsSink {
  public:
   /// Creates `dir` (and parents) and opens the two files. Throws std::runtime_error naming the
