@@ -63,7 +63,7 @@ def main():
 
     # What a stop leaves, made by hand from the finished run: asp stopped after 3 evaluations
     # (its last row and event cut by a killed writer, as before pstwin cut such files back),
-    # ssp2 stopped before its first evaluation, late never started.
+    # ssp2 stopped before its header reached the file (the trial's case), late never started.
     asp = out / "asp"
     rows = (asp / "metrics.csv").read_text().splitlines(keepends=True)
     (asp / "metrics.csv").write_text("".join(rows[:4]) + rows[4][:7])
@@ -71,7 +71,7 @@ def main():
     asp_reason = "the simulation was stopped by SIGINT at 30% (simulated time 0.5 s), before it completed"
     (asp / "summary.json").write_text(stopped_summary("asp", asp_reason))
     ssp2 = out / "ssp2"
-    (ssp2 / "metrics.csv").write_text(HEADER)
+    (ssp2 / "metrics.csv").write_text("")
     ssp2_reason = "the simulation was stopped by SIGINT at 0% (simulated time 0 s), before it completed"
     (ssp2 / "summary.json").write_text(stopped_summary("ssp2", ssp2_reason))
     late = out / "late"
@@ -82,8 +82,8 @@ def main():
 
     result = plot(source, out)
     assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
-    expected = [f"note: {out}: skipped variant ssp2: metrics.csv has no evaluations; its summary says: "
-                f"{ssp2_reason}",
+    expected = [f"note: {out}: skipped variant ssp2: metrics.csv is empty (its process ended before "
+                f"writing its header); its summary says: {ssp2_reason}",
                 f"note: {out}: skipped variant late: no metrics.csv; its summary says: {late_reason}",
                 f"note: {out}: variant asp: metrics.csv ended in a cut row, left out"]
     for line in expected:
@@ -95,13 +95,14 @@ def main():
 
     # Nothing to draw at all: an error naming each variant and why.
     empty = work / "empty"
-    for name in ("bsp", "asp"):
+    for name, text in (("bsp", HEADER), ("asp", "")):
         (empty / name).mkdir(parents=True)
-        (empty / name / "metrics.csv").write_text("")
+        (empty / name / "metrics.csv").write_text(text)
     result = plot(source, empty)
     assert result.returncode == 2, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
     assert ("no variant to plot: skipped variant asp: metrics.csv is empty (its process ended before "
-            "writing its header); skipped variant bsp:") in result.stderr, result.stderr
+            "writing its header); skipped variant bsp: metrics.csv has no evaluations") in result.stderr, \
+        result.stderr
     print("ok")
 
 
