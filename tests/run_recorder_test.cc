@@ -65,7 +65,7 @@ std::string contents(const std::string& path) {
   return s.str();
 }
 
-TEST(RunRecorder, TheHeaderAndEachEvaluationWithItsEventsAreInTheFilesWhileItRuns) {
+TEST(RunRecorder, TheHeaderAndTheFirstEvaluationWithItsEventsAreInTheFilesAtOnce) {
   // A stopped simulate kills its variant's process: what the files hold before the recorder is
   // destroyed is all the run leaves (an empty metrics.csv, before the fix).
   const std::string dir = temp_dir("live");
