@@ -34,8 +34,12 @@ the work: run_data (reading), run_figures, event_marks, across_runs, run_report.
 
 Figures whose data is entirely empty (the timing-only synthetic model has no
 loss or accuracy) are skipped with a printed note. Diverged variants are drawn
-up to where they stopped and labelled "(diverged)". The paths written are
-printed. A DIR that does not exist or has no metrics.csv is an error (exit 2).
+up to where they stopped and labelled "(diverged)", and variants stopped by a
+signal up to their last evaluation, labelled "(stopped)". A variant with no
+evaluation to draw (stopped before its first, or never started) is left out
+with a note naming it and why (also in report.md). The paths written are
+printed. A DIR that does not exist or has no variant to draw is an error
+(exit 2).
 
 Needs only matplotlib and pandas; runs with Debian's /usr/bin/python3.
 """
@@ -60,7 +64,7 @@ def has_data(run, *columns):
 def plot_run(run, outdir):
     """Write all figures and the report for one run; return the paths written."""
     outdir.mkdir(parents=True, exist_ok=True)
-    figures, notes = [], []
+    figures, notes = [], list(run["skipped"])
     if has_data(run, "test_metric"):
         for axis in X_AXES:
             figures.append(plot_metric(run, axis, outdir / f"test_metric_vs_{axis}.png"))

@@ -3,6 +3,7 @@ events.jsonl) into plain dicts, and the facts every figure asks of them: the met
 x axes, when a variant reached its target, the events with a time, and when a run ended.
 """
 
+import io
 import json
 import math
 from pathlib import Path
@@ -55,40 +56,84 @@ class RunError(Exception):
     """A run folder that cannot be read; main() prints it and exits with status 2."""
 
 
-def read_variant(folder):
-    """Read one variant folder into a dict: name, metrics, summary, events, diverged."""
+def read_summary(folder):
+    """summary.json of a variant folder as a dict ({} when there is none)."""
+    if not (folder / "summary.json").is_file():
+        return {}
     try:
-        metrics = pd.read_csv(folder / "metrics.csv")
+        summary = json.loads((folder / "summary.json").read_text())
     except (OSError, ValueError) as e:
-        raise RunError(f"{folder / 'metrics.csv'}: cannot read: {e}") from e
+        raise RunError(f"{folder / 'summary.json'}: cannot read: {e}") from e
+    return summary if isinstance(summary, dict) else {}
+
+
+def read_metrics(folder):
+    """metrics.csv as a numeric DataFrame, and a note when its last line was cut (a process
+    killed mid-write, before pstwin cut such files back itself); RunError saying why a variant
+    has nothing to draw (no file, an empty one, a header alone, unreadable, columns missing)."""
+    path = folder / "metrics.csv"
+    if not path.is_file():
+        raise RunError("no metrics.csv")
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise RunError(f"metrics.csv: cannot read: {e}") from e
+    note = None
+    if text and not text.endswith("\n"):
+        text = text[:text.rfind("\n") + 1]
+        note = "metrics.csv ended in a cut row, left out"
+    if not text:
+        raise RunError("metrics.csv is empty (its process ended before writing its header)")
+    try:
+        metrics = pd.read_csv(io.StringIO(text))
+    except ValueError as e:
+        raise RunError(f"metrics.csv: cannot read: {e}") from e
     missing = [c for c in METRICS_COLUMNS if c not in metrics.columns]
     if missing:
-        raise RunError(f"{folder / 'metrics.csv'}: missing columns {', '.join(missing)}")
+        raise RunError(f"metrics.csv: missing columns {', '.join(missing)}")
+    if metrics.empty:
+        raise RunError("metrics.csv has no evaluations")
     metrics = metrics.apply(pd.to_numeric, errors="coerce").replace([math.inf, -math.inf], math.nan)
+    return metrics, note
 
-    summary = {}
-    if (folder / "summary.json").is_file():
-        try:
-            summary = json.loads((folder / "summary.json").read_text())
-        except (OSError, ValueError) as e:
-            raise RunError(f"{folder / 'summary.json'}: cannot read: {e}") from e
+
+def was_stopped(summary):
+    """Whether the run was stopped from outside (a signal) before it completed."""
+    return summary.get("completed") is False and "stopped by SIG" in str(summary.get("reason", ""))
+
+
+def read_variant(folder):
+    """Read one variant folder into a dict: name, metrics, summary, events, diverged, stopped,
+    notes (what was left out). RunError says why it has nothing to draw."""
+    summary = read_summary(folder)
+    try:
+        metrics, note = read_metrics(folder)
+    except RunError as e:
+        why = str(e)
+        if summary.get("completed") is False and summary.get("reason"):
+            why += f"; its summary says: {summary['reason']}"
+        raise RunError(why) from e
     events = []
     if (folder / "events.jsonl").is_file():
         for line in (folder / "events.jsonl").read_text().splitlines():
             try:
                 events.append(json.loads(line))
             except ValueError:
-                pass  # a truncated last line of a killed run; ignore it
+                pass  # a cut last line of a process killed before pstwin cut such files back
     # `pstwin launch` appends the launcher's lines after the scheduler's: order by time.
     events = [e for e in events if isinstance(e, dict)]
     events.sort(key=lambda e: e["time_s"] if isinstance(e.get("time_s"), (int, float)) else math.inf)
     diverged = bool(summary.get("diverged")) or any(e.get("type") == "diverged" for e in events)
-    return {"name": summary.get("variant") or folder.name, "folder": folder, "metrics": metrics,
-            "summary": summary, "events": events, "diverged": diverged}
+    name = summary.get("variant") or folder.name
+    return {"name": name, "folder": folder, "metrics": metrics, "summary": summary,
+            "events": events, "diverged": diverged, "stopped": was_stopped(summary),
+            "notes": [f"variant {name}: {note}"] if note else []}
 
 
 def load_run(path):
-    """Read a run folder (or a single variant folder) into a dict."""
+    """Read a run folder (or a single variant folder) into a dict. A variant with nothing to
+    draw (stopped before its first evaluation, never started) is left out and named in the
+    run's "skipped" notes; RunError when no variant is left to draw."""
     path = Path(path)
     if not path.is_dir():
         raise RunError(f"{path}: no such directory")
@@ -101,7 +146,9 @@ def load_run(path):
                 comparison = pd.read_csv(path / "comparison.csv", dtype={"variant": str})
             except (OSError, ValueError) as e:
                 raise RunError(f"{path / 'comparison.csv'}: cannot read: {e}") from e
-        subdirs = sorted(p for p in path.iterdir() if (p / "metrics.csv").is_file())
+        # A variant folder holds metrics.csv, or only summary.json when it never started.
+        subdirs = sorted(p for p in path.iterdir()
+                         if (p / "metrics.csv").is_file() or (p / "summary.json").is_file())
         if comparison is not None and "variant" in comparison.columns:  # keep the run's order
             order = {v: i for i, v in enumerate(comparison["variant"])}
             subdirs.sort(key=lambda p: order.get(p.name, len(order)))
@@ -109,14 +156,22 @@ def load_run(path):
     if not folders:
         raise RunError(f"{path}: no metrics.csv found "
                        "(expected DIR/<variant>/metrics.csv or DIR/metrics.csv)")
-    variants = [read_variant(f) for f in folders]
+    variants, skipped = [], []
+    for f in folders:
+        try:
+            variants.append(read_variant(f))
+        except RunError as e:
+            skipped.append(f"skipped variant {f.name}: {e}")
+    if not variants:
+        raise RunError(f"{path}: no variant to plot: " + "; ".join(skipped))
     for i, v in enumerate(variants):  # name a variant whose curves repeat an earlier one
         v["same_as"] = next((w["name"] for w in variants[:i]
                              if w["metrics"].equals(v["metrics"])), None)
     scenario = next((v["summary"]["scenario"] for v in variants
                      if v["summary"].get("scenario")), None)
     return {"path": path, "scenario": scenario or path.resolve().name,
-            "variants": variants, "comparison": comparison}
+            "variants": variants, "comparison": comparison,
+            "skipped": skipped + [n for v in variants for n in v["notes"]]}
 
 
 def target_row(variant):

@@ -24,7 +24,9 @@ def label_of(variant):
     text = variant["name"]
     if variant.get("same_as"):
         text += f" (= {variant['same_as']})"
-    return text + (" (diverged)" if variant["diverged"] else "")
+    if variant["diverged"]:
+        text += " (diverged)"
+    return text + (" (stopped)" if variant.get("stopped") else "")
 
 
 def mark_stop(ax, variant, xcol, ycol, color):

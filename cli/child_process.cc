@@ -3,7 +3,6 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,45 +17,24 @@
 namespace pstwin::cli {
 
 namespace {
-// Children for the signal handler: a fixed array, since a handler may not allocate or lock.
+// Children for the signal handler: a fixed array, since a handler may not allocate or lock; an
+// entry goes back to -1 once its child is reaped, so that a signal never reaches a pid reused.
 constexpr std::size_t kMaxTracked = 65536;
-pid_t g_children[kMaxTracked];
+std::atomic<pid_t> g_children[kMaxTracked];
 std::atomic<std::size_t> g_child_count{0};
-
-// How long a stopped launcher waits for its children to write what they have and end: a
-// scheduler writes its summary within a fraction of a second; one still alive then is killed.
-constexpr int kChildrenGraceMs = 10000;
-
-extern "C" void stop_children_and_die(int sig) {
-  const int saved_errno = errno;
-  const std::size_t n = g_child_count.load();
-  // The user's own signal, so that the job says "stopped by SIGINT" when that is what was sent.
-  for (std::size_t i = 0; i < n; ++i)
-    if (g_children[i] > 0) kill(g_children[i], sig);
-  // Until they end (bounded): the launcher's lock on OUT must outlive every writer into OUT.
-  // Only async-signal-safe calls here: waitpid, nanosleep, kill.
-  for (int waited_ms = 0;; waited_ms += 10) {
-    bool alive = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (g_children[i] <= 0) continue;
-      const pid_t r = waitpid(g_children[i], nullptr, WNOHANG);
-      if (r == 0) alive = true;
-      else g_children[i] = -1;  // ended now, or reaped before (ECHILD)
-    }
-    if (!alive) break;
-    if (waited_ms >= kChildrenGraceMs) {
-      for (std::size_t i = 0; i < n; ++i)
-        if (g_children[i] > 0) kill(g_children[i], SIGKILL);
-      break;
-    }
-    const timespec tick{0, 10 * 1000 * 1000};
-    nanosleep(&tick, nullptr);
-  }
-  errno = saved_errno;
-  signal(sig, SIG_DFL);
-  raise(sig);
-}
 }  // namespace
+
+void signal_spawned_children(int sig) {
+  const std::size_t n = g_child_count.load();
+  for (std::size_t i = 0; i < n; ++i)
+    if (const pid_t pid = g_children[i].load(); pid > 0) kill(pid, sig);
+}
+
+void forget_spawned(pid_t pid) {
+  const std::size_t n = g_child_count.load();
+  for (std::size_t i = 0; i < n; ++i)
+    if (g_children[i].load() == pid) g_children[i].store(-1);
+}
 
 void die_with_parent(pid_t parent, int death_signal) {
   // A parent that takes its signals on a thread of its own (StopOnSignals) forked with them
@@ -70,13 +48,6 @@ void die_with_parent(pid_t parent, int death_signal) {
   if (prctl(PR_SET_PDEATHSIG, death_signal) != 0 || getppid() != parent) _exit(128 + death_signal);
 }
 
-void forward_termination_to_children() {
-  struct sigaction sa {};
-  sa.sa_handler = stop_children_and_die;
-  sigemptyset(&sa.sa_mask);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
-}
-
 pid_t spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -87,7 +58,7 @@ pid_t spawn(const std::vector<std::string>& argv) {
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
-    // The child starts with the default dispositions, not the launcher's forwarding handler.
+    // The child starts with the default dispositions, not the launcher's handler.
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
     die_with_parent(parent);
     execvp(args[0], args.data());
@@ -96,7 +67,7 @@ pid_t spawn(const std::vector<std::string>& argv) {
   }
   const std::size_t slot = g_child_count.load();
   if (slot < kMaxTracked) {
-    g_children[slot] = pid;
+    g_children[slot].store(pid);
     g_child_count.store(slot + 1);
   }
   return pid;
@@ -109,7 +80,8 @@ int exit_status_of(int wait_status) {
 }
 
 std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure,
-                          const std::function<bool(std::size_t, int)>& stop_at_once) {
+                          const std::function<bool(std::size_t, int)>& stop_at_once,
+                          const net::StopRequest* stop) {
   std::vector<int> status(pids.size(), -1);
   if (first_failure) *first_failure = pids.size();
   std::size_t left = pids.size();
@@ -117,12 +89,20 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::s
   auto deadline = std::chrono::steady_clock::time_point::max();
   bool terminated = false, killed = false, stopping_now = false;
   while (left > 0) {
+    if (stop && !terminated && stop->reason()) {
+      // The signal went to every child already (signal_spawned_children): they end by
+      // themselves, the scheduler writing what it has, or are killed after the grace.
+      failing = terminated = true;
+      deadline = std::chrono::steady_clock::now() +
+                 std::chrono::milliseconds(static_cast<long>(kStoppedChildrenGrace_s * 1000));
+    }
     bool reaped = false;
     for (std::size_t i = 0; i < pids.size(); ++i) {
       if (status[i] != -1) continue;
       int ws = 0;
       const pid_t r = waitpid(pids[i], &ws, WNOHANG);
       if (r == pids[i]) {
+        forget_spawned(r);
         status[i] = exit_status_of(ws);
         --left;
         reaped = true;

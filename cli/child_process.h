@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "net/stop_request.h"
+
 namespace pstwin::cli {
 
 /// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stdout and
@@ -29,21 +31,34 @@ void die_with_parent(pid_t parent, int death_signal = SIGTERM);
 /// Exit status of a finished child: its exit code, or 128 + signal.
 int exit_status_of(int wait_status);
 
+/// Seconds the children of a stopped launcher get to end after the signal reached them (a
+/// scheduler writes its summary within a fraction of a second); then they are killed (SIGKILL).
+inline constexpr double kStoppedChildrenGrace_s = 10.0;
+
 /// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
 /// are then sent SIGTERM (and SIGKILL 5 s later); at once instead when `stop_at_once`, given,
 /// returns true for that pid's index and exit status (a node the job cannot go on without).
-/// Returns the exit statuses, in order. When `first_failure` is given, it is set to the index
-/// of the first pid that ended non-zero by itself (before any signal from here; e.g. killed by
-/// someone else), or pids.size() if none.
+/// Once `stop` (null: none; not owned) is requested, the children, which got the signal
+/// already (signal_spawned_children), get kStoppedChildrenGrace_s to end and are then killed
+/// (SIGKILL); `stop_at_once` is no longer asked. Returns the exit statuses, in order. When
+/// `first_failure` is given, it is set to the index of the first pid that ended non-zero by
+/// itself (before any signal from here or a stop; e.g. killed by someone else), or pids.size()
+/// if none. Each pid reaped is forgotten (forget_spawned).
 std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
-                          const std::function<bool(std::size_t, int)>& stop_at_once = {});
+                          const std::function<bool(std::size_t, int)>& stop_at_once = {},
+                          const net::StopRequest* stop = nullptr);
 
-/// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
-/// well (the same signal, so that the job reports the user's), then waits for those children to
-/// end (at most 10 s, then kills them) before this process ends as the signal would have ended
-/// it. So stopping a launcher stops its job, even when the signal was not sent to the whole
-/// process group, and no child writes into OUT after the launcher's lock on it is gone.
-void forward_termination_to_children();
+/// Sends `sig` to every child spawn() started and not yet forgotten (forget_spawned). Async-
+/// signal-safe (kill on a fixed array of atomics): launch's StopOnSignalsInHandler relays the
+/// user's signal with it, so that the job reports the signal the user sent, even when it was
+/// not sent to the whole process group. The caller then waits for the children (wait_all,
+/// supervise_job with the StopRequest), and launch writes what the run has before it ends, its
+/// lock on OUT held until no child can write into OUT any more.
+void signal_spawned_children(int sig);
+
+/// Stops signal_spawned_children from signalling `pid`: call it once `pid` was reaped, since
+/// the number may then be reused by an unrelated process.
+void forget_spawned(pid_t pid);
 
 /// Path of the running executable (/proc/self/exe), so launch starts the same build.
 std::string self_executable();

@@ -37,7 +37,8 @@ pid_t& pid_of(JobProcesses& job, const NodeRef& ref) {
 }  // namespace
 
 int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
-                  const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events) {
+                  const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events,
+                  const net::StopRequest* stop) {
   std::vector<Action> actions;
   for (const auto& e : schedule) {
     if (e.kind == FailureSpec::Kind::kJoin) {  // a joining server's first process starts then
@@ -65,11 +66,15 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
   std::optional<Clock::time_point> wind_down;
   bool terminated = false;
   bool transport_failed = false;
+  std::optional<Clock::time_point> stopped_until;  // when a stopped job's last processes are killed
   for (;;) {
+    if (stop && !stopped_until && stop->reason())
+      stopped_until = Clock::now() + std::chrono::milliseconds(static_cast<long>(kStoppedChildrenGrace_s * 1000));
     // Reap whatever ended.
     int ws = 0;
     pid_t pid;
     while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
+      forget_spawned(pid);
       if (pid == scheduler) scheduler_status = exit_status_of(ws);
       else if (exit_status_of(ws) == net::kTransportUnavailableExit && !transport_failed &&
                std::find(killed.begin(), killed.end(), pid) == killed.end()) {
@@ -84,6 +89,11 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
     }
     if (scheduler_status && !wind_down) wind_down = Clock::now() + std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
     if (scheduler_status && others.empty()) break;
+    if (stopped_until && Clock::now() > *stopped_until) {
+      for (pid_t p : others) kill(p, SIGKILL);
+      if (!scheduler_status) kill(scheduler, SIGKILL);
+      stopped_until = Clock::time_point::max();  // once
+    }
     if (wind_down && Clock::now() > *wind_down) {
       for (pid_t p : others) kill(p, terminated ? SIGKILL : SIGTERM);
       terminated = true;
@@ -91,7 +101,8 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
     }
     if (!time0 && std::filesystem::exists(time0_file)) time0 = Clock::now();
     // The job is over once the scheduler wrote its summary: nothing more to inject.
-    const bool over = scheduler_status || std::filesystem::exists(summary);
+    // So is a stopped one: nothing restarts what the signal ended.
+    const bool over = scheduler_status || stopped_until || std::filesystem::exists(summary);
     while (time0 && !over && next < actions.size() &&
            std::chrono::duration<double>(Clock::now() - *time0).count() >= actions[next].at_s) {
       const Action& a = actions[next++];

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/stop_request.h"
 #include "runtime/scenario/failure_schedule.h"
 
 namespace pstwin::cli {
@@ -34,9 +35,13 @@ struct JobProcesses {
 /// {"time_s", "type": "node_failed" | "node_restarted" | "node_started" (a join), "node"} per
 /// action to `events` (times in seconds since time 0). A server or worker not killed on purpose
 /// that exits with kTransportUnavailableExit (net/transport_unavailable.h) ends the job: the
-/// scheduler gets SIGTERM (it writes what it has), and that status is returned. Otherwise returns
-/// the scheduler's exit status (or 1 when it was killed on purpose).
+/// scheduler gets SIGTERM (it writes what it has), and that status is returned. Once `stop`
+/// (null: none; not owned) is requested, nothing more is injected or restarted, and every
+/// process still running kStoppedChildrenGrace_s later (the signal reached them already) is
+/// killed (SIGKILL). Otherwise returns the scheduler's exit status (or 1 when it was killed on
+/// purpose). Each process reaped is forgotten (forget_spawned).
 int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
-                  const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events);
+                  const std::string& time0_file, double grace_s, std::vector<nlohmann::json>& events,
+                  const net::StopRequest* stop = nullptr);
 
 }  // namespace pstwin::cli

@@ -94,15 +94,12 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin launch: --transport must be zmq, ucx or inproc, not '" << transport << "'\n";
     return 2;
   }
-  // An in-process job is stopped by a signal through `stop` (see below). Taken before any thread
-  // starts (a GPU's runtime starts some), so that none of them dies of the signal instead; one
-  // that comes before the job starts stops it as it starts.
-  std::optional<net::StopRequest> stop;
+  // A signal stops the job through `stop` (see below). An in-process job's is taken before any
+  // thread starts (a GPU's runtime starts some), so that none of them dies of the signal
+  // instead; one that comes before the job starts stops it as it starts.
+  net::StopRequest stop;
   std::optional<StopOnSignals> signals;
-  if (transport == "inproc") {
-    stop.emplace();
-    signals.emplace(*stop);
-  }
+  if (transport == "inproc") signals.emplace(stop);
   if (transport == "ucx" && !vm->count("insecure")) {
     std::cerr << "pstwin launch: --transport ucx needs --insecure: UCX has no authentication, so it is "
                  "for trusted networks only\n";
@@ -271,11 +268,18 @@ int launch_command(const std::vector<std::string>& args) {
   }
   for (const std::string& line : said_after_lock) std::cerr << line << "\n";
   // Stopped by a signal, a ZeroMQ job's launcher passes it on to its processes, whose scheduler
-  // writes what it has; an in-process job's scheduler is a thread here, told through `stop`.
-  if (transport != "inproc") forward_termination_to_children();
+  // writes what it has, and waits for them; an in-process job's scheduler is a thread here, told
+  // through `stop`. Either way launch then writes what simulate writes when stopped: a summary
+  // for each variant not started, and the comparison of all.
+  std::optional<StopOnSignalsInHandler> relayed;
+  if (transport != "inproc") relayed.emplace(stop, signal_spawned_children);
+  s.stop = &stop;
+  const auto stop_signal = [&] { return signals ? signals->signal() : relayed->signal(); };
   std::vector<std::string> names;
   std::vector<int> exit_codes;
+  std::size_t finished = 0;  // variants whose job ended by itself
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
+    if (stop.reason()) break;  // it came between two variants
     const Scenario& run = runs->scenarios[i];
     const ConsistencyVariant& variant = run.consistency.front();
     const std::string dir = out + "/" + variant.name;
@@ -288,36 +292,41 @@ int launch_command(const std::vector<std::string>& args) {
     std::cerr << "launch: " << variant.name << " (" << transport << ", " << count_text(run.cluster.servers, "server")
               << ", " << count_text(run.cluster.workers, "worker") << ")\n";
     int status = 0;
-    nlohmann::json summary;  // in process: the completed job's
     try {
       if (transport == "inproc")
-        summary = net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
-                                      s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &*stop);
+        net::run_inproc_job(run, variant, runs->prepared_for(i), dir, s.stall_timeout_s, s.device,
+                            s.resume.empty() ? "" : checkpoint_dir_of(s.resume, variant.name), &stop);
       else
         status = launch_processes(run, variant, s, dir);
     } catch (const JobStopped& e) {
       std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
-      return 128 + signals->signal();  // as the ZeroMQ launcher, which dies of the signal
     } catch (const std::exception& e) {
       std::cerr << "pstwin launch: " << variant.name << ": " << e.what() << "\n";
       status = 1;
     }
     names.push_back(variant.name);
     exit_codes.push_back(status);
-    if (stop && stop->reason()) {
-      // It came as the variant ended: the job completed, and says so (the scheduler's reason when
-      // the signal reached it, else nothing stopped it at all).
+    if (const auto why = stop.reason()) {
+      // The job was stopped, or it had completed when the signal came, and says so (the
+      // scheduler's reason when the signal reached it, else nothing stopped it at all).
+      const nlohmann::json summary = summary_in(dir);
+      const bool completed = summary.value("completed", false);
+      exit_codes.back() = completed ? 0 : 128 + stop_signal();
+      finished += completed ? 1 : 0;
       const std::string reason = summary.value("reason", "");
-      if (summary.value("completed", false))
+      if (completed)
         std::cerr << "pstwin launch: " << variant.name << ": "
-                  << (reason.empty() ? "the job had completed when it was " + *stop->reason() : reason) << "\n";
-      return 128 + signals->signal();
+                  << (reason.empty() ? "the job had completed when it was " + *why : reason) << "\n";
+      break;
     }
+    ++finished;
     if (status == net::kTransportUnavailableExit) {
       // The machine's fault, which every variant after this one would meet in turn.
       std::vector<std::string> not_run;
       try {
-        not_run = mark_variants_not_run(runs->scenarios, i + 1, out, variant.name, transport);
+        not_run = mark_variants_not_run(runs->scenarios, i + 1, out,
+                                        "not run: variant " + variant.name + "'s job found that --transport " +
+                                            transport + " cannot work on this machine, so launch stopped there");
       } catch (const std::exception& e) {
         std::cerr << "pstwin launch: " << e.what() << "\n";
       }
@@ -331,7 +340,25 @@ int launch_command(const std::vector<std::string>& args) {
       break;
     }
   }
+  const auto stopped = stop.reason();
+  if (stopped) {
+    // As simulate: every variant not started says why, and the comparison covers them all.
+    try {
+      const auto not_run = mark_variants_not_run(runs->scenarios, names.size(), out,
+                                                 "the job was " + *stopped + " before it started");
+      names.insert(names.end(), not_run.begin(), not_run.end());
+    } catch (const std::exception& e) {
+      std::cerr << "pstwin launch: " << e.what() << "\n";
+    }
+    exit_codes.resize(names.size(), 128 + stop_signal());
+  }
   const int status = report_comparison(*scenario, out, names, exit_codes);
+  if (stopped) {
+    std::cerr << "pstwin launch: " << *stopped << ": " << finished << " of "
+              << count_text(runs->scenarios.size(), "variant") << " finished; their outputs and the others' "
+              << "summaries are in " << out << "\n";
+    return 128 + stop_signal();
+  }
   // A node that found bad input (its data, say) ended its variant with status 2: so does launch;
   // and 3 when the transport could not work here at all.
   for (const int code : {2, net::kTransportUnavailableExit})

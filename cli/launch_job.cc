@@ -1,6 +1,7 @@
 #include "cli/launch_job.h"
 
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,28 +46,23 @@ std::vector<std::string> node_args(const LaunchSettings& s, const std::string& v
   return a;
 }
 
-/// Waits for the scheduler to publish its endpoint; empty when it exits or times out first.
-std::string await_endpoint(const std::string& path, pid_t scheduler, double timeout_s) {
+/// Waits for the scheduler to publish its endpoint; empty when it exits, times out or is stopped
+/// (`stop`, may be null) first.
+std::string await_endpoint(const std::string& path, pid_t scheduler, double timeout_s,
+                           const net::StopRequest* stop) {
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::milliseconds(static_cast<long>(timeout_s * 1000));
-  while (std::chrono::steady_clock::now() < deadline) {
+  while (std::chrono::steady_clock::now() < deadline && !(stop && stop->reason())) {
     std::ifstream in(path);
     std::string endpoint;
     if (in >> endpoint && !endpoint.empty()) return endpoint;
-    if (kill(scheduler, 0) != 0) return "";
+    // Ended, without reaping it (wait_all does): kill(pid, 0) succeeds on a zombie.
+    siginfo_t info{};
+    if (waitid(P_PID, static_cast<id_t>(scheduler), &info, WEXITED | WNOHANG | WNOWAIT) != 0 || info.si_pid != 0)
+      return "";
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return "";
-}
-
-/// Whether the variant folder's summary says the job completed (false when it is missing or
-/// unreadable).
-bool job_completed(const std::string& dir) {
-  try {
-    return nlohmann::json::parse(std::ifstream(dir + "/summary.json")).value("completed", false);
-  } catch (const std::exception&) {
-    return false;
-  }
 }
 
 }  // namespace
@@ -92,13 +88,16 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
                                    "--endpoint-file", endpoint_file, "--checkpoint-dir", checkpoints,
                                    "--metrics-address", s.metrics_address});
   std::vector<pid_t> pids = {spawn(sched)};
-  std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s);
+  std::string endpoint = await_endpoint(endpoint_file, pids[0], s.connect_timeout_s, s.stop);
   if (endpoint.empty()) {
-    std::cerr << "pstwin launch: the scheduler did not start listening\n";
-    const int status = wait_all(pids, 0.0)[0] ?: 1;
+    const auto stopped = s.stop ? s.stop->reason() : std::nullopt;
+    if (!stopped) std::cerr << "pstwin launch: the scheduler did not start listening\n";
+    const int status = wait_all(pids, 0.0, nullptr, {}, s.stop)[0] ?: 1;
     if (!fs::exists(dir + "/summary.json"))
-      write_missing_summary(dir, variant, "the scheduler did not start listening (exit status " +
-                                              std::to_string(status) + ")");
+      write_missing_summary(dir, variant,
+                            (stopped ? "the job was " + *stopped + " before the scheduler started listening"
+                                     : std::string("the scheduler did not start listening")) +
+                                " (exit status " + std::to_string(status) + ")");
     return status;
   }
   if (remote) {
@@ -160,7 +159,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     // Once the scheduler is gone the others have nothing left to do but report, or wait in vain
     // to rejoin: a short grace.
     const int status = supervise_job(job, failure_schedule(scenario, kFailureHorizon_s),
-                                     dir + "/address_book.json", 2.0, events);
+                                     dir + "/address_book.json", 2.0, events, s.stop);
     append_events(dir, events);
     for (const auto& e : events)
       if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
@@ -190,6 +189,9 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   };
   std::optional<Lost> lost;  // the node that ended the job
   auto stop_at_once = [&](std::size_t i, int st) {
+    // A node ended by the signal that stopped the launcher is not lost (wait_all may see it end
+    // just before it sees the stop).
+    if (s.stop && s.stop->reason()) return false;
     // A scheduler that failed leaves nothing to go on: its servers and workers stop now rather
     // than after their timeouts (it names the reason itself, or the summary repair below does).
     if (i == 0) return st != 0;
@@ -209,9 +211,11 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   // little after the launcher saw the failure. The launcher stops it only well after that.
   const double grace_s = 1.5 * s.connect_timeout_s + 5.0;
   std::size_t first = pids.size();
-  const auto status = wait_all(pids, grace_s, &first, stop_at_once);
+  const auto status = wait_all(pids, grace_s, &first, stop_at_once, s.stop);
   if (!fs::exists(dir + "/summary.json")) {
-    std::string reason = "the scheduler exited with status " + std::to_string(status[0]) +
+    const auto stopped = s.stop ? s.stop->reason() : std::nullopt;
+    std::string reason = (stopped ? "the job was " + *stopped + "; " : std::string()) +
+                         "the scheduler exited with status " + std::to_string(status[0]) +
                          " before writing a summary (see its messages above)";
     // The first node that ended by itself (not stopped by the launcher), a signal from elsewhere
     // (an OOM kill, a user's kill -9) included.
@@ -227,7 +231,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   }
   // The node that ended the job says how it failed, not the scheduler stopped because of it.
   if (lost) return lost->status > 128 ? 1 : lost->status;
-  if (status[0] == 0 && tolerant && job_completed(dir)) {
+  if (status[0] == 0 && tolerant && summary_in(dir).value("completed", false)) {
     // Fault tolerance did its work: nodes that died (a user's kill -9, an OOM kill) were failed
     // over and the job completed. They are named, but the job did not fail.
     for (std::size_t i = 1; i < status.size(); ++i)

@@ -8,6 +8,7 @@
 
 #include "cli/hostfile.h"
 #include "net/live_metrics.h"
+#include "net/stop_request.h"
 #include "runtime/scenario/scenario.h"
 
 namespace pstwin::cli {
@@ -28,6 +29,8 @@ struct LaunchSettings {
   std::string device = "cpu";  // what every node computes with: resolved here unless remote
   std::string resume;          // an earlier run's output folder; empty: start afresh
   std::string metrics_address = net::kDefaultMetricsAddress;  // the schedulers'; "none": off
+  /// Set by a signal to the launcher, which relayed it to the nodes already (null: none).
+  const net::StopRequest* stop = nullptr;
 };
 
 /// Where variant `variant`'s checkpoints are kept (or resumed from) under output folder `out`
@@ -38,8 +41,9 @@ std::string checkpoint_dir_of(const std::string& out, const std::string& variant
 /// `dir`; returns non-zero when any role failed: the scheduler's exit status, or, when the
 /// launcher stopped the job because a node it cannot go on without ended abnormally (without
 /// fault tolerance, or before the job started), that node's exit code (1 for a signal). Every
-/// outcome leaves a summary.json in `dir`. Throws std::runtime_error when a process cannot be
-/// started (fork).
+/// outcome leaves a summary.json in `dir`. Once `s.stop` is requested, the processes get
+/// kStoppedChildrenGrace_s to end (cli/child_process.h); no node ending then counts as lost.
+/// Throws std::runtime_error when a process cannot be started (fork).
 int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant,
                      const LaunchSettings& s, const std::string& dir);
 

@@ -47,19 +47,25 @@ void write_missing_summary(const std::string& dir, const ConsistencyVariant& var
 }
 
 std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
-                                               const std::string& out, const std::string& failed,
-                                               const std::string& transport) {
+                                               const std::string& out, const std::string& reason) {
   std::vector<std::string> names;
   for (std::size_t i = first; i < runs.size(); ++i) {
     const ConsistencyVariant& variant = runs[i].consistency.front();
     const std::string dir = out + "/" + variant.name;
     fs::create_directories(dir);
-    write_missing_summary(dir, variant,
-                          "not run: variant " + failed + "'s job found that --transport " + transport +
-                              " cannot work on this machine, so launch stopped there");
+    write_missing_summary(dir, variant, reason);
     names.push_back(variant.name);
   }
   return names;
+}
+
+nlohmann::json summary_in(const std::string& dir) {
+  try {
+    auto summary = nlohmann::json::parse(std::ifstream(dir + "/summary.json"));
+    if (summary.is_object()) return summary;
+  } catch (const std::exception&) {
+  }
+  return nlohmann::json::object();
 }
 
 void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,

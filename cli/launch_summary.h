@@ -32,13 +32,16 @@ void write_missing_summary(const std::string& dir, const ConsistencyVariant& var
                            const std::string& reason);
 
 /// For the variants of `runs` (one scenario per variant, as VariantRuns::scenarios) from index
-/// `first` on, which launch does not run because variant `failed`'s job found that `transport`
-/// cannot work on this machine: writes OUT/<variant>/summary.json with completed false and that
-/// reason (so that no earlier run's summary stands in for it) and returns their names, in order.
-/// Throws std::runtime_error naming the path when it cannot write.
+/// `first` on, which launch does not run (`reason`: why, e.g. "not run: variant bsp's job found
+/// that --transport ucx cannot work on this machine, so launch stopped there", or "the job was
+/// stopped by SIGINT before it started"): writes OUT/<variant>/summary.json with completed false
+/// and that reason (so that no earlier run's summary stands in for it) and returns their names,
+/// in order. Throws std::runtime_error naming the path when it cannot write.
 std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
-                                               const std::string& out, const std::string& failed,
-                                               const std::string& transport);
+                                               const std::string& out, const std::string& reason);
+
+/// DIR/summary.json, or an empty object when it is missing or unreadable.
+nlohmann::json summary_in(const std::string& dir);
 
 /// After the launcher stopped a job because process `index` ended with `status` (`why` follows
 /// the node's exit in the reason: ", and the job has no fault tolerance to go on without it"):

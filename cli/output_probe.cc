@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runtime/output/atomic_file.h"
+
 namespace pstwin::cli {
 
 std::string cannot_write_file(const std::string& path) {
@@ -20,9 +22,8 @@ std::string cannot_write_file(const std::string& path) {
     return "exists and is not a regular file (a device, FIFO or socket)";
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty() && !fs::is_directory(folder, ec)) return "the folder " + folder.string() + " does not exist";
-  // The name write_file_atomically will use (runtime/output/atomic_file.cc): as the final
-  // write will, with O_EXCL so that a file of that name is never touched.
-  const std::string probe = path + ".tmp." + std::to_string(::getpid());
+  // The name write_file_atomically will use: as the final write will, with O_EXCL so that a file of that name is never touched.
+  const std::string probe = atomic_temporary_name(path, ::getpid());
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) return "cannot create a file in " + (folder.empty() ? std::string(".") : folder.string()) + ": " +
                      std::strerror(errno);

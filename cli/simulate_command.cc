@@ -112,8 +112,11 @@ int simulate_command(const std::vector<std::string>& args) {
 
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);
-  // An earlier run's summary must not stand in for a variant whose process dies this time.
-  for (const auto& name : names) std::filesystem::remove(out + "/" + name + "/summary.json", ec);
+  // An earlier run's files must not stand in for a variant whose process dies or is stopped
+  // this time (plot_runs.py would draw its curves).
+  for (const auto& name : names)
+    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"})
+      std::filesystem::remove(out + "/" + name + "/" + file, ec);
   const auto status = run_variant_processes(
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
@@ -133,6 +136,7 @@ int simulate_command(const std::vector<std::string>& args) {
   for (std::size_t i = 0; i < status.size(); ++i) {
     exit_codes.push_back(status[i].stopped ? 128 + signals.signal() : status[i].exit_code);
     const std::string dir = out + "/" + names[i];
+    if (status[i].pid > 0 && status[i].exit_code != 0) tidy_variant_folder(dir, status[i].pid);
     if (exit_codes.back() != 0 && !std::filesystem::exists(dir + "/summary.json")) {
       std::filesystem::create_directories(dir, ec);
       write_summary(dir, unfinished_summary(scenario->consistency[i], "simulated",

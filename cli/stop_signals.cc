@@ -36,6 +36,7 @@ std::atomic<net::StopRequest*> g_handler_stop{nullptr};
 std::atomic<pid_t> g_handler_owner{0};
 std::atomic<int> g_handler_first{0};
 std::atomic<std::int64_t> g_handler_first_ns{0};
+std::atomic<SignalRelay> g_handler_relay{nullptr};
 
 // Literals: the handler may not build strings.
 const char* stop_reason_literal(int sig) {
@@ -50,6 +51,7 @@ void on_stop_signal(int sig) {
   const int saved_errno = errno;
   // A child forked without exec inherits the handler until it blocks the signals: not its stop.
   if (getpid() == g_handler_owner.load()) {
+    if (const SignalRelay relay = g_handler_relay.load()) relay(sig);
     timespec now{};
     clock_gettime(CLOCK_MONOTONIC, &now);
     const std::int64_t now_ns = std::int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec;
@@ -96,8 +98,9 @@ void StopOnSignals::wait_for_signals(net::StopRequest& stop) {
   }
 }
 
-StopOnSignalsInHandler::StopOnSignalsInHandler(net::StopRequest& stop) {
+StopOnSignalsInHandler::StopOnSignalsInHandler(net::StopRequest& stop, SignalRelay relay) {
   g_handler_first.store(0);
+  g_handler_relay.store(relay);
   g_handler_stop.store(&stop);
   g_handler_owner.store(getpid());
   struct sigaction action {};
@@ -111,6 +114,7 @@ StopOnSignalsInHandler::~StopOnSignalsInHandler() {
   for (int i = 0; i < 3; ++i) sigaction(kStopSignals[i], &previous_[i], nullptr);
   g_handler_owner.store(0);
   g_handler_stop.store(nullptr);
+  g_handler_relay.store(nullptr);
 }
 
 int StopOnSignalsInHandler::signal() const { return g_handler_first.load(); }

@@ -39,9 +39,14 @@ class StopOnSignals {
   std::thread thread_;
 };
 
+/// Called by StopOnSignalsInHandler's handler with each signal it takes, first thing: it must be
+/// async-signal-safe (signal_spawned_children, cli/child_process.h).
+using SignalRelay = void (*)(int sig);
+
 /// The same stop, taken by a signal handler instead of a thread, for a process that forks
 /// children which run on without exec (simulate and sweep fork their variants and SimGrid's
-/// option checks). A thread alive at fork() may hold a lock at that instant (the allocator's,
+/// option checks), or whose children are to get the signal too (`relay`: launch passes it on
+/// to its nodes, whose scheduler then writes what it has). A thread alive at fork() may hold a lock at that instant (the allocator's,
 /// a sanitizer's thread registry while it starts), and a child that then takes the lock, as
 /// SimGrid's thread contexts do, waits forever: AddressSanitizer's runs lost 16 tests that way.
 /// The handler only makes the request (StopRequest::request_from_signal_handler) or, for a
@@ -52,7 +57,7 @@ class StopOnSignals {
 /// REQUIRES: one at a time in a process; `stop` outlives this object.
 class StopOnSignalsInHandler {
  public:
-  explicit StopOnSignalsInHandler(net::StopRequest& stop);
+  explicit StopOnSignalsInHandler(net::StopRequest& stop, SignalRelay relay = nullptr);
   /// Restores the dispositions the signals had before.
   ~StopOnSignalsInHandler();
   StopOnSignalsInHandler(const StopOnSignalsInHandler&) = delete;

@@ -196,6 +196,7 @@ int sweep_command(const std::vector<std::string>& args) {
       },
       vm->count("quiet") > 0, sweep_status_line, &stop);
   for (std::size_t i = 0; i < status.size(); ++i) {
+    if (status[i].pid > 0 && status[i].exit_code != 0) tidy_variant_folder(plan.runs[to_run[i]].dir, status[i].pid);
     if (status[i].stopped) {
       // A run cut short says why; with its settings recorded, the next sweep runs it again.
       if (status[i].exit_code == -1) continue;  // never started: nothing to say in its folder

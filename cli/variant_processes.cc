@@ -16,6 +16,7 @@
 
 #include "cli/child_process.h"
 #include "cli/stop_signals.h"
+#include "runtime/output/cut_outputs.h"
 
 namespace pstwin::cli {
 
@@ -109,6 +110,14 @@ std::string stopped_variant_reason(const VariantStatus& st, const std::string& w
   return "the simulation was " + why + " at " + at.str() + ", before it completed";
 }
 
+void tidy_variant_folder(const std::string& dir, long pid) {
+  try {
+    tidy_killed_run_folder(dir, pid);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin: " << e.what() << "\n";
+  }
+}
+
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
                                                  bool quiet, const StatusLineFn& status_line,
@@ -170,6 +179,7 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
     close(err[1]);
     running.push_back(Child{pid, fds[0], err[0], index, {}, {}});
     status[index].running = true;
+    status[index].pid = pid;
   };
 
   bool progress_shown = false;  // a progress line is on the terminal, to be cleared first

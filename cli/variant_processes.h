@@ -19,6 +19,7 @@ struct VariantStatus {
   bool done = false;
   int exit_code = -1;  ///< child's exit status, -1 while it runs; 128+signal if killed
   bool stopped = false;  ///< ended (or never started) because the run was stopped (a signal)
+  long pid = -1;         ///< its child process once started (it names the files a killed one left)
 };
 
 /// What a variant's summary says when the run was stopped before it finished: "the simulation
@@ -43,12 +44,20 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// ended with one. Returns the final status of every variant, in order. Once `stop` (null: none;
 /// not owned) is requested, no child starts any more and the running ones are killed (SIGKILL)
 /// and reaped at once; each is `stopped`, as is every variant not started, unless it had
-/// finished. Children block SIGINT, SIGTERM and SIGHUP: they are the parent's to act on
-/// (StopOnSignalsInHandler), which stops its children; a child dies with its parent by SIGKILL.
+/// finished; what a killed child was writing is the caller's to tidy (tidy_killed_run_folder,
+/// runtime/output/cut_outputs.h, with its `pid`). Children block SIGINT, SIGTERM and SIGHUP:
+/// they are the parent's to act on (StopOnSignalsInHandler), which stops its children; a child
+/// dies with its parent by SIGKILL.
 /// Throws std::runtime_error when pipe or fork fails.
 std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>& names,
                                                  unsigned jobs, const VariantBody& body,
                                                  bool quiet, const StatusLineFn& status_line = {},
                                                  const net::StopRequest* stop = nullptr);
+
+/// For variant folder `dir` whose child `pid` ended with a status other than 0 (killed when the
+/// run was stopped, or crashed): tidy_killed_run_folder(dir, pid), so that its files hold whole
+/// records only. What cannot be tidied is said on stderr, naming the file; the run goes on to
+/// write its summaries and comparison.
+void tidy_variant_folder(const std::string& dir, long pid);
 
 }  // namespace pstwin::cli

@@ -1,6 +1,7 @@
 // Jobs that end at once rather than wait out a timeout: an in-process job stopped by a signal
 // writes what it has, as a ZeroMQ job's scheduler does (cli/stop_signals.h), and a node whose
-// UCX starts but reaches no peer fails as the job starts, naming UCX's reason.
+// UCX starts but reaches no peer fails as the job starts, naming UCX's reason. A launch stopped
+// in one of several variants still summarises every variant, as simulate does.
 #include <gtest/gtest.h>
 
 #include <regex>
@@ -138,6 +139,62 @@ TEST(LaunchStop, UcxThatReachesNoPeerStopsAFaultTolerantJobAtOnceToo) {
   const json s = with_fault_tolerance(base, 2, scaled_duration(0.05), scaled_duration(1.0),
                                       json::array({{{"node", "worker:1"}, {"at", "60s"}}}));
   expect_stopped_after_the_first_variant(dir, launch_unreachable_ucx(dir, s));
+}
+
+/// Launches three_variants(endless_job()) over `transport` into dir/out, sends SIGINT to the
+/// launcher alone once the first variant's job has evaluated (a row in its metrics.csv), and
+/// prints "launch exit status S" and then how many of its nodes are still running.
+CommandResult stop_the_first_of_three(const std::string& dir, const std::string& transport) {
+  write_json(dir + "/s.json", three_variants(endless_job()));
+  return run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN launch s.json --transport " + transport + (transport == "zmq" ? " --insecure" : "") +
+      " --out out >out.txt 2>&1 &\n"
+      "launcher=$!\n"
+      "rows() { [ -e out/bsp/metrics.csv ] && wc -l < out/bsp/metrics.csv || echo 0; }\n"
+      "for i in $(seq 1 3000); do [ $(rows) -ge 2 ] && break; sleep 0.01; done\n"
+      "kill -INT $launcher\n"
+      "for i in $(seq 1 2000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $launcher 2>/dev/null\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n"
+      "ps -eo args | grep -c '^[^ ]*pstwin node .*" + dir + "/s.json'\n");
+}
+
+/// What simulate leaves when stopped in its first variant, launch must leave too: the first
+/// variant's summary says it was stopped, each later one that it was not started, and the
+/// comparison covers all three.
+void expect_stopped_in_the_first_of_three(const std::string& dir, const CommandResult& r) {
+  const std::string said = read_file(dir + "/out.txt");
+  EXPECT_EQ(r.output, "launch exit status 130\n0\n") << "exit status, nodes left\n" << said;
+  const json bsp = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(bsp["completed"].get<bool>());
+  EXPECT_NE(bsp["reason"].get<std::string>().find("stopped by SIGINT"), std::string::npos) << bsp["reason"];
+  for (const std::string v : {"asp", "ssp2"}) {
+    const json s = read_json(dir + "/out/" + v + "/summary.json");
+    EXPECT_FALSE(s["completed"].get<bool>()) << v;
+    EXPECT_EQ(s["reason"], "the job was stopped by SIGINT before it started") << v;
+    EXPECT_EQ(said.find("launch: " + v + " ("), std::string::npos) << v << " must not run:\n" << said;
+  }
+  const std::string csv = read_file(dir + "/out/comparison.csv");
+  for (const std::string v : {"\nbsp,", "\nasp,", "\nssp2,"})
+    EXPECT_NE(csv.find(v), std::string::npos) << v << " missing from comparison.csv:\n" << csv;
+  EXPECT_NE(said.find("\nssp2 "), std::string::npos) << "the printed table's last row:\n" << said;
+  EXPECT_NE(said.find("pstwin launch: stopped by SIGINT: 0 of 3 variants finished; their outputs and the "
+                      "others' summaries are in out\n"),
+            std::string::npos)
+      << said;
+}
+
+TEST(LaunchStop, StoppedInTheFirstOfThreeVariantsOverZeroMqLaunchSummarisesAllThree) {
+  // A trial's launch wrote no comparison and no summary for the variants after the stopped one.
+  const std::string dir = fresh_dir();
+  expect_stopped_in_the_first_of_three(dir, stop_the_first_of_three(dir, "zmq"));
+}
+
+TEST(LaunchStop, StoppedInTheFirstOfThreeVariantsInProcessLaunchSummarisesAllThree) {
+  const std::string dir = fresh_dir();
+  expect_stopped_in_the_first_of_three(dir, stop_the_first_of_three(dir, "inproc"));
 }
 
 }  // namespace

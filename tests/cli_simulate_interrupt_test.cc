@@ -5,6 +5,9 @@
 // not work fails its test rather than hangs it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
 #include <string>
 
 #include "tests/launch_script.h"
@@ -95,6 +98,63 @@ TEST(SimulateInterrupt, TheParentRunsNoThreadOfItsOwnWhileItsVariantsRun) {
       "kill -INT $p\n"
       "wait $p\n");
   EXPECT_EQ(r.output, "1\n") << "threads of the simulate process\n" << read_file(dir + "/out.txt");
+}
+
+TEST(SimulateInterrupt, TheStoppedVariantsFilesHoldWholeRecordsOnly) {
+  // A trial's stopped variant left metrics.csv empty and events.jsonl cut inside a record, at a
+  // 16 KiB buffer's end, and plot_runs.py then failed for the whole folder. The signal comes once
+  // both files passed 20000 bytes, so that a buffered writer would have been cut mid-file.
+  const std::string dir = fresh_dir();
+  json s = short_and_endless();
+  s["training"]["eval_every"] = 10;
+  s["stragglers"] = json::array({{{"type", "transient"}, {"probability", 0.3}, {"factor", 3}}});
+  write_json(dir + "/s.json", s);
+  const std::string endless = dir + "/out/endless";
+  run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN simulate s.json --jobs 2 --quiet --out out >out.txt 2>&1 &\n"
+      "p=$!\n"
+      "size() { stat -c %s \"$1\" 2>/dev/null || echo 0; }\n"
+      "for i in $(seq 1 3000); do\n"
+      "  [ -e out/short/summary.json ] && [ $(size out/endless/metrics.csv) -ge 20000 ] &&\n"
+      "    [ $(size out/endless/events.jsonl) -ge 20000 ] && break\n"
+      "  sleep 0.01\n"
+      "done\n"
+      "kill -INT $p\n"
+      "for i in $(seq 1 1000); do kill -0 $p 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $p 2>/dev/null\n"
+      "wait $p\n");
+  ASSERT_EQ(read_json(endless + "/summary.json")["reason"].get<std::string>().rfind(
+                "the simulation was stopped by SIGINT at ", 0),
+            0u)
+      << read_file(dir + "/out.txt");
+
+  const std::string metrics = read_file(endless + "/metrics.csv");
+  ASSERT_FALSE(metrics.empty());
+  EXPECT_EQ(metrics.back(), '\n') << "a cut last row";
+  std::istringstream rows(metrics);
+  std::string header;
+  std::getline(rows, header);
+  EXPECT_EQ(header, "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max");
+  const auto columns = std::count(header.begin(), header.end(), ',') + 1;
+  int n = 0;
+  for (std::string row; std::getline(rows, row); ++n)
+    ASSERT_EQ(std::count(row.begin(), row.end(), ',') + 1, columns) << "row " << n + 1 << ": " << row;
+  EXPECT_GT(n, 100) << "the evaluations before the stop are kept";
+
+  const std::string events = read_file(endless + "/events.jsonl");
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back(), '\n') << "a cut last event";
+  std::istringstream lines(events);
+  int e = 0;
+  for (std::string line; std::getline(lines, line); ++e) {
+    json event;
+    ASSERT_NO_THROW(event = json::parse(line)) << "line " << e + 1 << ": " << line;
+    EXPECT_TRUE(event.contains("type")) << line;
+  }
+  for (const auto& entry : std::filesystem::directory_iterator(endless))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp."), std::string::npos)
+        << entry.path() << ": a half-written file";
 }
 
 TEST(SimulateInterrupt, AVariantNotStartedSaysSo) {

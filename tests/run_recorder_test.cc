@@ -1,10 +1,13 @@
-// RunRecorder's time-to-target in both metric directions, and the "metric" of summary.json.
+// RunRecorder's time-to-target in both metric directions, the "metric" of summary.json, and what
+// its files hold while it runs (all a killed run leaves).
 #include "runtime/output/run_recorder.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "runtime/output/summary.h"
@@ -52,6 +55,34 @@ TEST(RunRecorder, TimeToTargetIsReachedFromBelowForAccuracyAndFromAboveForRmse) 
   EXPECT_EQ(make_summary(s, v, rmse, facts)["metric"], "rmse");
   RunRecorder none(dir + "/s", std::nullopt, MetricGoal{"", true});
   EXPECT_TRUE(make_summary(s, v, none, facts)["metric"].is_null());
+  std::filesystem::remove_all(dir);
+}
+
+std::string contents(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(RunRecorder, TheHeaderAndTheFirstEvaluationWithItsEventsAreInTheFilesAtOnce) {
+  // A stopped simulate kills its variant's process: what the files hold before the recorder is
+  // destroyed is all the run leaves (an empty metrics.csv, before the fix).
+  const std::string dir = temp_dir("live");
+  RunRecorder r(dir, std::nullopt);
+  const std::string header =
+      "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
+  EXPECT_EQ(contents(dir + "/metrics.csv"), header);
+  r.event(0.5, "straggler_start", {{"worker", 1}});
+  EvalRow row;
+  row.time_s = 1.5;
+  row.clock = 10;
+  row.train_loss = 0.25;
+  row.test_loss = 0.5;
+  row.test_metric = 0.75;
+  r.eval(row);
+  EXPECT_EQ(contents(dir + "/metrics.csv"), header + "1.5,10,0,0.25,0.5,0.75,0,0\n");
+  EXPECT_EQ(contents(dir + "/events.jsonl"), R"({"time_s":0.5,"type":"straggler_start","worker":1})" "\n");
   std::filesystem::remove_all(dir);
 }
 

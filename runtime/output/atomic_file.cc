@@ -54,7 +54,7 @@ void write_file_atomically(const std::string& given, std::string_view text) {
   if (fs::exists(status) && !fs::is_regular_file(status) && !fs::is_directory(status) &&
       !fs::is_symlink(status))
     return write_in_place(path, text);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = atomic_temporary_name(path, ::getpid());
   auto fail = [&](const char* step) {
     const std::string reason = std::strerror(errno);
     std::remove(tmp.c_str());
@@ -66,6 +66,10 @@ void write_file_atomically(const std::string& given, std::string_view text) {
   if (fd < 0) fail("creating");
   if (!write_and_close(fd, text)) fail("writing");
   if (std::rename(tmp.c_str(), path.c_str()) != 0) fail("renaming");
+}
+
+std::string atomic_temporary_name(const std::string& path, long pid) {
+  return path + ".tmp." + std::to_string(pid);
 }
 
 }  // namespace pstwin

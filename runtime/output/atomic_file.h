@@ -15,4 +15,8 @@ namespace pstwin {
 /// cannot be replaced and is written into (no atomicity to have).
 void write_file_atomically(const std::string& path, std::string_view text);
 
+/// The temporary file write_file_atomically of process `pid` writes before renaming it over
+/// `path`: "PATH.tmp.PID". One that remains belongs to a writer killed mid-write.
+std::string atomic_temporary_name(const std::string& path, long pid);
+
 }  // namespace pstwin

@@ -1,6 +1,7 @@
 // RunRecorder: the MetricsSink that writes a run's output folder (DESIGN.md, "Outputs").
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -20,9 +21,18 @@ struct MetricGoal {
   bool higher_is_better = true;
 };
 
+/// metrics.csv's first line: its columns, in order, and the line's end.
+inline constexpr const char* kMetricsCsvHeader =
+    "time_s,clock,updates,train_loss,test_loss,test_metric,staleness_mean,staleness_max\n";
+
 /// Writes DIR/metrics.csv (one row per evaluation) and DIR/events.jsonl (one JSON object per
 /// line) as results arrive, and keeps the figures summary.json needs. Single-threaded.
 /// Non-finite figures are written as empty CSV fields (the synthetic model has no losses).
+/// The header reaches the file at once, and the rows with the events so far at the first
+/// evaluation and then at the first one a second (wall clock) after the last flush, so that a
+/// process killed mid-run (a stopped simulate's variant) leaves its evaluations up to a second
+/// before; what it cuts is only after the last whole line (tidy_killed_run_folder,
+/// runtime/output/cut_outputs.h, removes that).
 class RunRecorder : public MetricsSink {
  public:
   /// Creates `dir` (and parents) and opens the two files. Throws std::runtime_error naming the
@@ -96,6 +106,7 @@ class RunRecorder : public MetricsSink {
   std::vector<nlohmann::json> failure_events_;
   std::vector<nlohmann::json> server_loads_;
   TraceRecorder* trace_ = nullptr;
+  std::chrono::steady_clock::time_point last_flush_;  // of rows and events, by eval
 };
 
 }  // namespace pstwin
