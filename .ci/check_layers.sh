@@ -23,7 +23,7 @@ EXTENSIONS = (".h", ".cc", ".cu", ".cuh")
 # Each file of runtime/ must match one prefix (the first that matches wins): a new file or folder
 # gets a line here, which is where its layer is decided.
 LAYERS = [
-    ("base", 0, ["runtime/message.", "runtime/codec.", "runtime/frame_checksum.", "runtime/packed_values.", "runtime/errors.", "runtime/rng.", "runtime/job_layout.",
+    ("base", 0, ["runtime/message.", "runtime/codec.", "runtime/codec_", "runtime/frame_checksum.", "runtime/packed_values.", "runtime/errors.", "runtime/rng.", "runtime/job_layout.",
                  "runtime/metrics.", "runtime/byte_order.", "runtime/optimizer_state.", "runtime/wire_json.", "runtime/sha256_hex.",
                  "runtime/seconds_text.", "runtime/count_text.", "runtime/edit_distance."]),
     ("checkpoint", 1, ["runtime/checkpoint/"]),

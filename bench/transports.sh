@@ -14,7 +14,10 @@
 #                  ceiling: UCX's own tag bandwidth of 40 MB messages (ucx_perftest)
 # at 1K, 100K and 10M float32 values for 1, 2 and 4 workers; plus a bare ZeroMQ DEALER/ROUTER
 # round trip of a push's and a pull reply's bytes between two peers with their own contexts (the
-# floor of a push + pull over ZeroMQ) and the peak memory of a
+# floor of a push + pull over ZeroMQ), the same at 10M values in parts lent to ZeroMQ as pstwin
+# sends them (1 and 4 MiB; "-gathered": each receiver also copies its parts into one buffer, as
+# pstwin's does), which a ZeroMQ --insecure row at 10M values is also set against, and the peak
+# memory of a
 # 10M-value job. Then UCX at 10M values, 1 worker, under each UCX_TLS and rendezvous setting
 # tried for the one-machine default (DESIGN.md, "The real environments"), and the goal ratio:
 # UCX against ZeroMQ --insecure, 10M values, 1 worker, from the table above.
@@ -66,10 +69,13 @@ fi
 /usr/bin/python3 - "$work/ceilings.json" <<'PY' | tee "$work/ceilings.txt"
 import json, sys
 for b in json.load(open(sys.argv[1]))["benchmarks"]:
-    name, arg = b["name"].split("/")[0], int(b["name"].split("/")[1])
+    name, *args = [p for p in b["name"].split("/") if p != "real_time"]
+    arg = int(args[0])
     gbps = b["bytes_per_second"] / 1e9
     us = b["real_time"] * {"ns": 1e-3, "us": 1, "ms": 1e3}[b["time_unit"]]
-    values = arg if name == "BM_ZmqDealerRouterRoundTrip" else arg // 4  # its argument counts values
+    values = arg if name.startswith("BM_Zmq") else arg // 4  # the round trips' argument counts values
+    if name == "BM_ZmqLentPartsRoundTrip":  # named by its part size, and whether it gathers
+        name += f"-{int(args[1]) >> 20}MiB" + ("-gathered" if int(args[2]) else "")
     print(f"{name.removeprefix('BM_')} {values} {gbps:.4f} {us:.2f}")
 PY
 echo "(each line: what, values, GB/s, microseconds per push + pull)"
@@ -129,7 +135,15 @@ elif t == "zmq-curve" and ceil[("CurveCipher", p)] < tcp:
 else:
     ceiling, of = tcp, "iperf3"
 share = f"{gbps / ceiling * 100:8.1f}%" if ceiling > 0 else "       -"
-print(f"{t:<10} {w:<8} {p:<9} {gbps:10.3f} {secs / (c1 - c0) * 1e6:14.1f} {share} {of}")
+# ZeroMQ --insecure against what libzmq itself does with the same bytes in lent parts (the best
+# part size measured, no gather): how much of the gap to iperf3 is pstwin's.
+bare = [(g, n) for (n, v), g in ceil.items() if v == p and n.startswith("ZmqLentPartsRoundTrip-")
+        and not n.endswith("-gathered")]
+extra = ""
+if t == "zmq" and bare:
+    g, n = max(bare)
+    extra = f"  ({gbps / g * 100:.1f}% of bare ZeroMQ, {n.split('-')[1]} lent parts)"
+print(f"{t:<10} {w:<8} {p:<9} {gbps:10.3f} {secs / (c1 - c0) * 1e6:14.1f} {share} {of}{extra}")
 PY
     done
   done

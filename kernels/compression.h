@@ -71,7 +71,7 @@ Cost decompress(ValueFormat f, const std::uint8_t* bytes, std::size_t size, std:
 
 /// What makes `size` bytes an invalid packing of n values in format f (a wrong size, an int8 of
 /// -128, nonzero padding bits, topk's k > n or indices not strictly increasing below n); empty
-/// when they are valid. For decoders of untrusted input (runtime/codec.cc).
+/// when they are valid. For decoders of untrusted input (runtime/codec_decode.cc).
 std::string packed_problem(ValueFormat f, const std::uint8_t* bytes, std::size_t size, std::size_t n);
 
 /// Error feedback (Seide et al. 2014; Lin et al. 2018): v = g + residual is packed into `out`, and

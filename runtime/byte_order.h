@@ -1,7 +1,7 @@
 // Little-endian scalar and array access and CRC-32, shared by the binary formats (the wire
-// encoding in codec.cc, checkpoints in checkpoint/). Integers are written byte by byte, so a
-// format does not depend on the host; arrays are copied with memcpy only when the host is
-// little-endian too.
+// encoding in codec_encode.cc and codec_decode.cc, checkpoints in checkpoint/). Integers are
+// written byte by byte, so a format does not depend on the host; arrays are copied with memcpy
+// only when the host is little-endian too.
 #pragma once
 
 #include <bit>

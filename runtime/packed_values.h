@@ -1,6 +1,7 @@
 // The wire side of compressed values (codec.h, version 5): how a Message's packed values fill the
-// frame's values section, checked on the way out and on the way in. Kept apart from codec.cc so
-// the frame code itself changes in a few lines only.
+// frame's values section, checked on the way out and on the way in. Kept apart from the codec's
+// encoder and decoder (codec_encode.cc, codec_decode.cc) so the frame code itself changes in a
+// few lines only.
 #pragma once
 
 #include <cstddef>

@@ -22,7 +22,7 @@ using nlohmann::json;
 constexpr double kLatency = 20e-6;
 constexpr double kWorkerBw = 1e9;
 // A push of the synthetic model's 1000 values and its reply: each kMinMessageBytes (108) + a key
-// range (8) + 1000 floats (4000) = 4116 bytes (codec.cc, encoded_size). Checked below against
+// range (8) + 1000 floats (4000) = 4116 bytes (codec_encode.cc, encoded_size). Checked below against
 // the bytes the run reports.
 constexpr double kPushBytes = 4116, kReplyBytes = 4116;
 // The worker's gradient: 1e10 flops on 10 Tflop/s.
