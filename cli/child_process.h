@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "cli/child_exit.h"
+
 namespace pstwin::cli {
 
 /// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stdout and
@@ -26,17 +28,14 @@ pid_t spawn(const std::vector<std::string>& argv);
 /// (the main thread).
 void die_with_parent(pid_t parent, int death_signal = SIGTERM);
 
-/// Exit status of a finished child: its exit code, or 128 + signal.
-int exit_status_of(int wait_status);
-
-/// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
-/// are then sent SIGTERM (and SIGKILL 5 s later); at once instead when `stop_at_once`, given,
-/// returns true for that pid's index and exit status (a node the job cannot go on without).
-/// Returns the exit statuses, in order. When `first_failure` is given, it is set to the index
-/// of the first pid that ended non-zero by itself (before any signal from here; e.g. killed by
-/// someone else), or pids.size() if none.
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
-                          const std::function<bool(std::size_t, int)>& stop_at_once = {});
+/// Waits for every pid. When one ends other than ok (ChildExit::ok), the others get `grace_s`
+/// seconds to finish and are then sent SIGTERM (and SIGKILL 5 s later); at once instead when
+/// `stop_at_once`, given, returns true for that pid's index and end (a node the job cannot go on
+/// without). Returns how each ended, in order. When `first_failure` is given, it is set to the
+/// index of the first pid that ended other than ok by itself (before any signal from here; e.g.
+/// killed by someone else), or pids.size() if none.
+std::vector<ChildExit> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
+                                const std::function<bool(std::size_t, const ChildExit&)>& stop_at_once = {});
 
 /// Makes SIGINT, SIGTERM and SIGHUP sent to this process go to every child spawn() started as
 /// well (the same signal, so that the job reports the user's), then waits for those children to
