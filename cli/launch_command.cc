@@ -166,14 +166,6 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  // The flags of a job on other machines mean nothing without --hostfile: refused rather than
-  // ignored, since the user expects them to act.
-  for (const char* flag : {"scheduler-host", "ssh-command"})
-    if (vm->count(flag) && !(*vm)[flag].defaulted() && !vm->count("hostfile")) {
-      std::cerr << "pstwin launch: --" << flag << " needs --hostfile: without one every node runs on this machine "
-                << "and dials the scheduler on loopback\n";
-      return 2;
-    }
   if (s.ssh_command.find_first_not_of(" \t") == std::string::npos) {
     std::cerr << "pstwin launch: --ssh-command '" << s.ssh_command << "': empty: give the program that runs a "
               << "command on a host (ssh)\n";
@@ -189,6 +181,14 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  // The flags of a job on other machines mean nothing without --hostfile: refused rather than
+  // ignored, since the user expects them to act.
+  for (const char* flag : {"scheduler-host", "ssh-command"})
+    if (vm->count(flag) && !(*vm)[flag].defaulted() && !vm->count("hostfile")) {
+      std::cerr << "pstwin launch: --" << flag << " needs --hostfile: without one every node runs on this machine "
+                << "and dials the scheduler on loopback\n";
+      return 2;
+    }
   if (s.port != 0 && !processes) {
     std::cerr << "pstwin launch: --port needs --transport zmq or ucx: a job in process listens nowhere\n";
     return 2;

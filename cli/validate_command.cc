@@ -31,7 +31,7 @@ int validate_command(const std::vector<std::string>& args) {
   // The data of every run too, and each run against its model's size: what it finds is what
   // simulate and launch would refuse, with the same message. A size that only the whole data
   // tells (a LIBSVM or ratings file over 1 MiB) is read whole, as launch does before any node
-  // starts: a9a's 3.4 MB take about as long as SimGrid's option checks (README, "validate").
+  // starts: a fraction of a second for a9a's 3.4 MB, and what simulate reads anyway.
   const auto data = check_runs_or_report(*vm, *scenario, /*read_whole=*/true);
   if (!data) return 2;
   std::cout << "scenario '" << scenario->name << "' is valid: " << count_text(scenario->cluster.workers, "worker")

@@ -76,8 +76,8 @@ TEST(AddressFlags, NodeRefusesAnAdvertisedHostOrASchedulerItCannotDial) {
   expect_refused({{worker + at + dir + "/s.json", "pstwin node: PSTWIN_ADVERTISE '': empty"}}, "PSTWIN_ADVERTISE=");
   // An IPv6 address alone reads one way with or without brackets: both are taken.
   for (const std::string& v6 : {"::1", "'[::1]'"}) {
-    const auto r = run_pstwin(worker + "--connect-timeout 0.5 --scheduler 'tcp://[::1]:9' --advertise " + v6 + " " +
-                              dir + "/s.json");
+    const auto r = run_pstwin("node --role worker --insecure --connect-timeout 0.5 --scheduler 'tcp://[::1]:9' "
+                              "--advertise " + v6 + " " + dir + "/s.json");
     EXPECT_NE(r.output.find("cannot reach the scheduler"), std::string::npos) << v6 << "\n" << r.output;
   }
 }

@@ -161,6 +161,7 @@ TEST(CliWireLimit, AnMlpTooLargeToBuildCountsItsParametersAsAWholeNumber) {
   std::ofstream(dir + "/test.svm") << "+1 1:1\n";
   s["model"] = {{"type", "mlp"}, {"hidden", {1048576, 1048576}}};
   s["training"]["batch_size"] = 1;
+  s["cluster"]["workers"] = 2;
   write_json(dir + "/s.json", s);
   // 7 features and 2 classes: (7 + 1) x 2^20 + (2^20 + 1) x 2^20 + (2^20 + 1) x 2 weights and biases.
   const std::uint64_t h = 1048576, parameters = (7 + 1) * h + (h + 1) * h + (h + 1) * 2;
