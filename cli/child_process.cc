@@ -73,16 +73,11 @@ pid_t spawn(const std::vector<std::string>& argv) {
   return pid;
 }
 
-int exit_status_of(int wait_status) {
-  if (WIFEXITED(wait_status)) return WEXITSTATUS(wait_status);
-  if (WIFSIGNALED(wait_status)) return 128 + WTERMSIG(wait_status);
-  return 1;
-}
-
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure,
-                          const std::function<bool(std::size_t, int)>& stop_at_once,
-                          const net::StopRequest* stop) {
-  std::vector<int> status(pids.size(), -1);
+std::vector<ChildExit> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure,
+                                const std::function<bool(std::size_t, const ChildExit&)>& stop_at_once,
+                                const net::StopRequest* stop) {
+  std::vector<ChildExit> status(pids.size());
+  std::vector<bool> ended(pids.size(), false);
   if (first_failure) *first_failure = pids.size();
   std::size_t left = pids.size();
   bool failing = false;
@@ -98,22 +93,24 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::s
     }
     bool reaped = false;
     for (std::size_t i = 0; i < pids.size(); ++i) {
-      if (status[i] != -1) continue;
+      if (ended[i]) continue;
       int ws = 0;
       const pid_t r = waitpid(pids[i], &ws, WNOHANG);
       if (r == pids[i]) {
         forget_spawned(r);
-        status[i] = exit_status_of(ws);
+        status[i] = ChildExit::of(ws);
+        ended[i] = true;
         --left;
         reaped = true;
-        if (status[i] != 0 && !terminated && first_failure && *first_failure == pids.size()) *first_failure = i;
-        if (status[i] != 0 && !failing) {
+        const bool failed = !status[i].ok();
+        if (failed && !terminated && first_failure && *first_failure == pids.size()) *first_failure = i;
+        if (failed && !failing) {
           failing = true;
           deadline = std::chrono::steady_clock::now() +
                      std::chrono::milliseconds(static_cast<long>(grace_s * 1000));
         }
         // Not one of the graced: the rest are stopped now (below), unless they are already.
-        if (status[i] != 0 && !terminated && !stopping_now && stop_at_once && stop_at_once(i, status[i])) {
+        if (failed && !terminated && !stopping_now && stop_at_once && stop_at_once(i, status[i])) {
           failing = stopping_now = true;
           deadline = std::chrono::steady_clock::now();
         }
@@ -123,7 +120,7 @@ std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::s
     if (failing && now >= deadline && !killed) {
       // A role failed and the rest did not wind down by themselves.
       for (std::size_t i = 0; i < pids.size(); ++i)
-        if (status[i] == -1) kill(pids[i], terminated ? SIGKILL : SIGTERM);
+        if (!ended[i]) kill(pids[i], terminated ? SIGKILL : SIGTERM);
       if (terminated) killed = true;
       terminated = true;
       deadline = now + std::chrono::seconds(5);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/child_exit.h"
 #include "net/stop_request.h"
 
 namespace pstwin::cli {
@@ -28,25 +29,22 @@ pid_t spawn(const std::vector<std::string>& argv);
 /// (the main thread).
 void die_with_parent(pid_t parent, int death_signal = SIGTERM);
 
-/// Exit status of a finished child: its exit code, or 128 + signal.
-int exit_status_of(int wait_status);
-
 /// Seconds the children of a stopped launcher get to end after the signal reached them (a
 /// scheduler writes its summary within a fraction of a second); then they are killed (SIGKILL).
 inline constexpr double kStoppedChildrenGrace_s = 10.0;
 
-/// Waits for every pid. When one exits non-zero, the others get `grace_s` seconds to finish and
-/// are then sent SIGTERM (and SIGKILL 5 s later); at once instead when `stop_at_once`, given,
-/// returns true for that pid's index and exit status (a node the job cannot go on without).
-/// Once `stop` (null: none; not owned) is requested, the children, which got the signal
-/// already (signal_spawned_children), get kStoppedChildrenGrace_s to end and are then killed
-/// (SIGKILL); `stop_at_once` is no longer asked. Returns the exit statuses, in order. When
-/// `first_failure` is given, it is set to the index of the first pid that ended non-zero by
+/// Waits for every pid. When one ends other than ok (ChildExit::ok), the others get `grace_s`
+/// seconds to finish and are then sent SIGTERM (and SIGKILL 5 s later); at once instead when
+/// `stop_at_once`, given, returns true for that pid's index and end (a node the job cannot go on
+/// without). Once `stop` (null: none; not owned) is requested, the children, which got the
+/// signal already (signal_spawned_children), get kStoppedChildrenGrace_s to end and are then
+/// killed (SIGKILL); `stop_at_once` is no longer asked. Returns how each ended, in order. When
+/// `first_failure` is given, it is set to the index of the first pid that ended other than ok by
 /// itself (before any signal from here or a stop; e.g. killed by someone else), or pids.size()
 /// if none. Each pid reaped is forgotten (forget_spawned).
-std::vector<int> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
-                          const std::function<bool(std::size_t, int)>& stop_at_once = {},
-                          const net::StopRequest* stop = nullptr);
+std::vector<ChildExit> wait_all(const std::vector<pid_t>& pids, double grace_s, std::size_t* first_failure = nullptr,
+                                const std::function<bool(std::size_t, const ChildExit&)>& stop_at_once = {},
+                                const net::StopRequest* stop = nullptr);
 
 /// Sends `sig` to every child spawn() started and not yet forgotten (forget_spawned). Async-
 /// signal-safe (kill on a fixed array of atomics): launch's StopOnSignalsInHandler relays the

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "runtime/edit_distance.h"
 
@@ -14,9 +15,17 @@ namespace {
 
 constexpr std::string_view kPrefix = "PSTWIN_";
 
-/// The variable's name in a "NAME=VALUE" entry, or "" when it does not start with PSTWIN_.
+/// `text` in capitals (ASCII): variables are compared as the user may have meant them.
+std::string upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+/// The variable's name in a "NAME=VALUE" entry, or "" when it does not start with PSTWIN_ (in
+/// any case: "pstwin_quiet" is a slip too).
 std::string_view pstwin_name(const std::string& entry) {
-  if (entry.rfind(kPrefix, 0) != 0) return {};
+  if (upper(std::string_view(entry).substr(0, kPrefix.size())) != kPrefix) return {};
   return std::string_view(entry).substr(0, entry.find('='));
 }
 
@@ -48,16 +57,18 @@ const std::vector<EnvironmentVariable>& environment_variables() {
 }
 
 std::string closest_variable(std::string_view name) {
+  // The part after PSTWIN_: the prefix, common to all, would make any name look close.
+  const std::string wanted = upper(name.substr(std::min(name.size(), kPrefix.size())));
   const EnvironmentVariable* best = nullptr;
-  std::size_t best_distance = 0;
+  std::size_t best_distance = typo_limit(wanted.size()) + 1;
   for (const auto& v : environment_variables()) {
-    const std::size_t d = edit_distance(name, v.name);
-    if (best == nullptr || d < best_distance) {
+    const std::size_t d = edit_distance(wanted, v.name.substr(kPrefix.size()));
+    if (d < best_distance) {
       best = &v;
       best_distance = d;
     }
   }
-  return std::string(best->name);
+  return best ? std::string(best->name) : "";
 }
 
 std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& environment,
@@ -66,8 +77,9 @@ std::vector<std::string> unknown_variable_warnings(const std::vector<std::string
   for (const std::string& entry : environment) {
     const std::string_view name = pstwin_name(entry);
     if (name.empty() || find_variable(name) != nullptr) continue;
-    lines.push_back(std::string(name) + " is not a variable pstwin reads, so it is ignored (did you mean " +
-                    closest_variable(name) + "?)");
+    const std::string closest = closest_variable(name);
+    lines.push_back(std::string(name) + " is not a variable pstwin reads, so it is ignored" +
+                    (closest.empty() ? "" : " (did you mean " + closest + "?)"));
     if (unknown) unknown->emplace_back(name);
   }
   return lines;

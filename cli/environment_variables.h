@@ -27,14 +27,18 @@ struct EnvironmentVariable {
 /// in capitals with '-' as '_' (--key-file: PSTWIN_KEY_FILE), --help aside.
 const std::vector<EnvironmentVariable>& environment_variables();
 
-/// The known variable nearest to `name` by edit distance (Levenshtein: insertions, deletions and
-/// substitutions of one character each count 1); the first in name order on a tie.
+/// The known variable `name` is a typo of, or "" when none is close: the one whose name after
+/// PSTWIN_ is nearest to `name`'s by edit_distance (runtime/edit_distance.h), letters compared
+/// in any case ("PSTWIN_insecure" is PSTWIN_INSECURE), and only within typo_limit of that part's
+/// length, as the --set advice chooses ("PSTWIN_JOBS" is no typo of PSTWIN_JOIN); the first in
+/// name order on a tie. `name` starts with PSTWIN_ in any case.
 std::string closest_variable(std::string_view name);
 
-/// Warnings for the PSTWIN_ variables of `environment` ("NAME=VALUE" entries, as `environ`) that
-/// no part of pstwin reads, one a line, in the order given: "PSTWIN_INSECUR is not a variable
-/// pstwin reads, so it is ignored (did you mean PSTWIN_INSECURE?)". `unknown`, when given, gets
-/// their names.
+/// Warnings for the PSTWIN_ variables of `environment` ("NAME=VALUE" entries, as `environ`; the
+/// prefix in any case) that no part of pstwin reads, one a line, in the order given:
+/// "PSTWIN_INSECUR is not a variable pstwin reads, so it is ignored (did you mean
+/// PSTWIN_INSECURE?)", without the question when no known name is close (closest_variable).
+/// `unknown`, when given, gets their names.
 std::vector<std::string> unknown_variable_warnings(const std::vector<std::string>& environment,
                                                    std::vector<std::string>* unknown = nullptr);
 

@@ -66,12 +66,24 @@ std::optional<WrittenInteger> written_integer(const std::string& text) {
   return w;
 }
 
+/// int_at_least's value: an int that knows its flag's lower bound.
+class IntAtLeast : public po::typed_value<int> {
+ public:
+  explicit IntAtLeast(int min) : po::typed_value<int>(nullptr), min_(min) {}
+  int min() const { return min_; }
+
+ private:
+  int min_;
+};
+
 std::string range_text(const IntegerRange& r) {
   return (r.is_signed && r.min_magnitude ? "-" + std::to_string(r.min_magnitude) : std::string("0")) + " to " +
          std::to_string(r.max);
 }
 
 }  // namespace
+
+po::typed_value<int>* int_at_least(int min) { return new IntAtLeast(min); }
 
 std::string variable_of(const std::string& prefix, const std::string& name) {
   std::string variable = prefix + name;
@@ -87,23 +99,31 @@ void check_integer_values(po::parsed_options& parsed, const po::options_descript
     if (d == nullptr) continue;
     const auto* typed = dynamic_cast<const po::typed_value_base*>(d->semantic().get());
     if (typed == nullptr) continue;
-    const auto range = integer_range(typed->value_type());
+    auto range = integer_range(typed->value_type());
     if (!range) continue;
+    // A flag's own lower bound (int_at_least) replaces its type's: the range it names is true.
+    std::optional<std::uint64_t> floor;
+    if (const auto* at_least = dynamic_cast<const IntAtLeast*>(typed)) {
+      floor = static_cast<std::uint64_t>(at_least->min());
+      *range = IntegerRange{false, 0, range->max};
+    }
+    const auto own_range = [&] { return std::to_string(floor.value_or(0)) + " to " + std::to_string(range->max); };
     const std::string name =
         env_prefix.empty() ? "--" + option.string_key : variable_of(env_prefix, option.string_key);
     for (std::string& value : option.value) {
       const auto w = written_integer(value);
       if (!w) continue;
-      if (w->magnitude == 0 && !w->past_64_bits) {
-        value = "0";  // "-0" is zero; Boost need not agree
-        continue;
-      }
+      const bool zero = w->magnitude == 0 && !w->past_64_bits;
+      if (zero) value = "0";  // "-0" is zero; Boost need not agree
+      if (floor && ((w->negative && !zero) || (!w->past_64_bits && w->magnitude < *floor)))
+        throw po::error(name + " is too small: " + value + " (it takes " + own_range() + ")");
+      if (zero) continue;
       if (w->negative && !range->is_signed)
         throw po::error(name + " must not be negative (it counts from 0), got " + value);
       const std::uint64_t limit = w->negative ? range->min_magnitude : range->max;
       if (w->past_64_bits || w->magnitude > limit)
         throw po::error(name + " is too " + (w->negative ? "small" : "large") + ": " + value + " (it takes " +
-                        range_text(*range) + ")");
+                        (floor ? own_range() : range_text(*range)) + ")");
     }
   }
 }

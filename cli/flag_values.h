@@ -13,12 +13,19 @@ namespace pstwin::cli {
 /// ("PSTWIN_", "connect-timeout").
 std::string variable_of(const std::string& prefix, const std::string& name);
 
+/// The value of an int flag that takes `min` and up (REQUIRES min >= 0): po::value<int>() whose
+/// lower bound check_integer_values knows, so that a value below it is refused as it is read,
+/// and the range a message names is the flag's own ("--jobs is too small: 0 (it takes 1 to
+/// 2147483647)", not int's from -2147483648).
+boost::program_options::typed_value<int>* int_at_least(int min);
+
 /// Checks every value of `parsed` whose option has an integer type in `desc` and is written as
 /// an integer ([+-]digits, spaces around allowed) against that type's range, before Boost reads
 /// it: Boost reads "-1" into an unsigned as 4294967295 without a word, and says only "invalid"
 /// of a number past the range. Throws boost::program_options::error naming the flag: "--port
 /// must not be negative (it counts from 0), got -1", "--seeds is too large: 5000000000 (it takes
-/// -2147483648 to 2147483647)", "--index is too small: ...". Zero written with a minus sign
+/// 1 to 2147483647)" (an int_at_least flag's own range, else its type's), "--jobs is too small:
+/// 0 (it takes 1 to 2147483647)". Zero written with a minus sign
 /// ("-0") is zero, not negative: it is accepted, and rewritten "0" for Boost. Text that is not
 /// an integer is left to Boost ("is not a valid value"). `env_prefix` empty: `parsed` is the
 /// command line and the flag is named; else it came from the environment and the variable

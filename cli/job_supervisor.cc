@@ -75,8 +75,9 @@ int supervise_job(JobProcesses& job, const std::vector<FailureEvent>& schedule,
     pid_t pid;
     while ((pid = waitpid(-1, &ws, WNOHANG)) > 0) {
       forget_spawned(pid);
-      if (pid == scheduler) scheduler_status = exit_status_of(ws);
-      else if (exit_status_of(ws) == net::kTransportUnavailableExit && !transport_failed &&
+      const ChildExit end = ChildExit::of(ws);
+      if (pid == scheduler) scheduler_status = end.shell_status();
+      else if (end.signal == 0 && end.code == net::kTransportUnavailableExit && !transport_failed &&
                std::find(killed.begin(), killed.end(), pid) == killed.end()) {
         // Every node would meet the same (the machine's transport), so no failover helps: the
         // job ends now, the scheduler writing what it has, as after a signal.

@@ -163,15 +163,32 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
+  if (s.ssh_command.find_first_not_of(" \t") == std::string::npos) {
+    std::cerr << "pstwin launch: --ssh-command '" << s.ssh_command << "': empty: give the program that runs a "
+              << "command on a host (ssh)\n";
+    return 2;
+  }
   if (vm->count("scheduler-host")) {
-    // Other machines dial it: a host alone, one that names a machine ("*" names none).
+    // Other machines dial it: a host alone, one that names a machine ("*" names none) and that
+    // resolves here (the nodes resolve it on their machines, but a name unknown here is most
+    // likely a typo).
     s.scheduler_host = (*vm)["scheduler-host"].as<std::string>();
-    std::string why = net::host_only_error(s.scheduler_host);
-    if (why.empty() && s.scheduler_host == "*") why = "* names no machine to dial: give this machine's name or address";
-    if (!why.empty()) {
+    if (const std::string why = net::dial_host_error(s.scheduler_host); !why.empty()) {
       std::cerr << "pstwin launch: --scheduler-host '" << s.scheduler_host << "': " << why << "\n";
       return 2;
     }
+  }
+  // The flags of a job on other machines mean nothing without --hostfile: refused rather than
+  // ignored, since the user expects them to act.
+  for (const char* flag : {"scheduler-host", "ssh-command"})
+    if (vm->count(flag) && !(*vm)[flag].defaulted() && !vm->count("hostfile")) {
+      std::cerr << "pstwin launch: --" << flag << " needs --hostfile: without one every node runs on this machine "
+                << "and dials the scheduler on loopback\n";
+      return 2;
+    }
+  if (s.port != 0 && !processes) {
+    std::cerr << "pstwin launch: --port needs --transport zmq or ucx: a job in process listens nowhere\n";
+    return 2;
   }
   if (s.port != 0 && processes) {
     // The scheduler listens there (every interface with a hostfile): a port in use is said now,

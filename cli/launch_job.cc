@@ -76,6 +76,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   }
   const std::string endpoint_file = dir + "/scheduler.endpoint";
   fs::remove(endpoint_file);
+  fs::remove(dir + "/metrics.url");  // an earlier run's, which this one (metrics off) may not replace
   const bool remote = !s.hosts.empty();
   // Remote nodes may reach this machine over IPv4 or IPv6: "*" listens on both.
   const std::string bind = net::tcp_endpoint(remote ? "*" : "127.0.0.1",
@@ -92,14 +93,18 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   if (endpoint.empty()) {
     const auto stopped = s.stop ? s.stop->reason() : std::nullopt;
     if (!stopped) std::cerr << "pstwin launch: the scheduler did not start listening\n";
-    const int status = wait_all(pids, 0.0, nullptr, {}, s.stop)[0] ?: 1;
+    const ChildExit end = wait_all(pids, 0.0, nullptr, {}, s.stop)[0];
     if (!fs::exists(dir + "/summary.json"))
       write_missing_summary(dir, variant,
                             (stopped ? "the job was " + *stopped + " before the scheduler started listening"
                                      : std::string("the scheduler did not start listening")) +
-                                " (exit status " + std::to_string(status) + ")");
-    return status;
+                                " (it " + end.text() + ")");
+    return end.ok() ? 1 : end.shell_status();
   }
+  // Its scheduler runs --quiet: the live metrics' URL (written before the endpoint) is said here.
+  if (std::ifstream url_file(dir + "/metrics.url"); url_file)
+    if (std::string url; std::getline(url_file, url) && !url.empty())
+      std::cerr << "launch: live metrics at " << url << "\n";
   if (remote) {
     const std::string host = s.scheduler_host.empty() ? [] {
       char buf[256] = {};
@@ -184,25 +189,34 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   const std::string address_book = dir + "/address_book.json";
   struct Lost {
     std::size_t node;  // index in pids
-    int status;
+    ChildExit end;
     std::string why;
   };
+  // ssh ends with 255 when it fails itself (the host cannot be reached, the login is refused):
+  // said, since the node's own command never ran then.
+  const auto exit_text = [&](std::size_t i, const ChildExit& end) {
+    const bool ssh_failed = remote && end.signal == 0 && end.code == 255;
+    return node_exit_text(scenario, i, end) +
+           (ssh_failed ? " (" + s.ssh_command + "'s status for a failure of its own, e.g. it could not reach " +
+                             placement[i - 1] + ")"
+                       : "");
+  };
   std::optional<Lost> lost;  // the node that ended the job
-  auto stop_at_once = [&](std::size_t i, int st) {
+  auto stop_at_once = [&](std::size_t i, const ChildExit& st) {
     // A node ended by the signal that stopped the launcher is not lost (wait_all may see it end
     // just before it sees the stop).
     if (s.stop && s.stop->reason()) return false;
     // A scheduler that failed leaves nothing to go on: its servers and workers stop now rather
     // than after their timeouts (it names the reason itself, or the summary repair below does).
-    if (i == 0) return st != 0;
+    if (i == 0) return !st.ok();
     const bool started = fs::exists(address_book);
     // A transport that cannot work here fails every node alike: no failover helps.
-    const bool transport = st == net::kTransportUnavailableExit;
-    if (st == 2 || (tolerant && started && !transport)) return false;
+    const bool transport = st.signal == 0 && st.code == net::kTransportUnavailableExit;
+    if ((st.signal == 0 && st.code == 2) || (tolerant && started && !transport)) return false;
     lost = Lost{i, st, transport ? ": its transport cannot work on this machine"
                        : started ? ", and the job has no fault tolerance to go on without it"
                                  : " before the job started (every node must register)"};
-    std::cerr << "pstwin launch: " << node_exit_text(scenario, i, st) << lost->why
+    std::cerr << "pstwin launch: " << exit_text(i, st) << lost->why
               << " (see its messages above); stopping the job\n";
     return true;
   };
@@ -214,34 +228,34 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   const auto status = wait_all(pids, grace_s, &first, stop_at_once, s.stop);
   if (!fs::exists(dir + "/summary.json")) {
     const auto stopped = s.stop ? s.stop->reason() : std::nullopt;
-    std::string reason = (stopped ? "the job was " + *stopped + "; " : std::string()) +
-                         "the scheduler exited with status " + std::to_string(status[0]) +
-                         " before writing a summary (see its messages above)";
+    std::string reason = (stopped ? "the job was " + *stopped + "; " : std::string()) + "the scheduler " +
+                         status[0].text() + " before writing a summary (see its messages above)";
     // The first node that ended by itself (not stopped by the launcher), a signal from elsewhere
     // (an OOM kill, a user's kill -9) included.
     if (first >= 1 && first < pids.size()) {
-      reason += "; first " + node_exit_text(scenario, first, status[first]) +
+      reason += "; first " + exit_text(first, status[first]) +
                 (tolerant ? "" : ", and the job has no fault tolerance to go on without it");
     } else if (first == 0) {
       reason += "; it was the first node to end";
     }
     write_missing_summary(dir, variant, reason);
   } else if (lost) {
-    record_job_lost(dir, scenario, lost->node, lost->status, lost->why);
+    record_job_lost(dir, scenario, lost->node, lost->end, lost->why);
   }
   // The node that ended the job says how it failed, not the scheduler stopped because of it.
-  if (lost) return lost->status > 128 ? 1 : lost->status;
-  if (status[0] == 0 && tolerant && summary_in(dir).value("completed", false)) {
+  // Its exit code, unless that would read as a signal to a shell (above 128): then 1.
+  if (lost) return lost->end.signal != 0 || lost->end.code > 128 ? 1 : lost->end.code;
+  if (status[0].ok() && tolerant && summary_in(dir).value("completed", false)) {
     // Fault tolerance did its work: nodes that died (a user's kill -9, an OOM kill) were failed
     // over and the job completed. They are named, but the job did not fail.
     for (std::size_t i = 1; i < status.size(); ++i)
-      if (status[i] != 0)
-        std::cerr << "pstwin launch: " << node_exit_text(scenario, i, status[i])
+      if (!status[i].ok())
+        std::cerr << "pstwin launch: " << exit_text(i, status[i])
                   << "; the job went on without it (fault tolerance) and completed\n";
     return 0;
   }
   for (std::size_t i = 0; i < status.size(); ++i)
-    if (status[i] != 0) return status[i];
+    if (!status[i].ok()) return status[i].shell_status();
   return 0;
 }
 

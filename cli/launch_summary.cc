@@ -18,9 +18,8 @@ std::string launched_node_name(const Scenario& scenario, std::size_t index) {
   return (server ? "server:" : "worker:") + std::to_string(server ? r : r - scenario.cluster.servers);
 }
 
-std::string node_exit_text(const Scenario& scenario, std::size_t index, int status) {
-  return launched_node_name(scenario, index) + " exited with status " + std::to_string(status) +
-         (status > 128 ? " (signal " + std::to_string(status - 128) + ")" : "");
+std::string node_exit_text(const Scenario& scenario, std::size_t index, const ChildExit& end) {
+  return launched_node_name(scenario, index) + " " + end.text();
 }
 
 void append_events(const std::string& dir, const std::vector<nlohmann::json>& events) {
@@ -68,24 +67,25 @@ nlohmann::json summary_in(const std::string& dir) {
   return nlohmann::json::object();
 }
 
-void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,
+void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, const ChildExit& end,
                      const std::string& why) {
   const std::string path = dir + "/summary.json";
   if (!fs::exists(path)) return;  // write_missing_summary's case
   try {
     auto summary = nlohmann::json::parse(std::ifstream(path));
     if (summary.value("completed", false)) return;  // it ended by itself after all
-    const std::string cause = node_exit_text(scenario, index, status) + why;
+    const std::string cause = node_exit_text(scenario, index, end) + why;
     // When the scheduler wrote that it was stopped: the launcher stopped it just then.
     double time_s = summary.value("sim_time_s", 0.0);
     for (const auto& e : read_events_jsonl(dir + "/events.jsonl"))
       if (e.value("type", "") == "job_stopped") time_s = e.value("time_s", time_s);
     {
       OutputFileStream out(dir + "/events.jsonl", OutputOpen::kAppend);
-      out << nlohmann::json{{"time_s", time_s}, {"type", "job_lost"},
-                            {"node", launched_node_name(scenario, index)}, {"exit_status", status},
-                            {"reason", cause}}.dump()
-          << "\n";
+      nlohmann::json event{{"time_s", time_s}, {"type", "job_lost"},
+                           {"node", launched_node_name(scenario, index)}, {"exit_status", end.shell_status()}};
+      if (end.signal != 0) event["signal"] = end.signal;
+      event["reason"] = cause;
+      out << event.dump() << "\n";
     }
     summary["reason"] = cause + "; the launcher stopped the job: " + summary.value("reason", std::string());
     write_summary(dir, summary);

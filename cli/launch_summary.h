@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/child_exit.h"
 #include "runtime/scenario/scenario.h"
 
 namespace pstwin::cli {
@@ -16,9 +17,9 @@ namespace pstwin::cli {
 /// workers of `scenario`.
 std::string launched_node_name(const Scenario& scenario, std::size_t index);
 
-/// "worker:3 exited with status 137 (signal 9)": how process `index` ended with `status` (its
-/// exit code, or 128 + signal).
-std::string node_exit_text(const Scenario& scenario, std::size_t index, int status);
+/// "worker:3 exited with status 255" or "worker:3 was killed by signal 9 (SIGKILL)": how process
+/// `index` ended (ChildExit::text).
+std::string node_exit_text(const Scenario& scenario, std::size_t index, const ChildExit& end);
 
 /// Appends the launcher's `events` (failure injection's node_failed, ...) after the scheduler's
 /// in DIR/events.jsonl, and computes the summary's failure count and time lost again with them
@@ -43,14 +44,15 @@ std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs
 /// DIR/summary.json, or an empty object when it is missing or unreadable.
 nlohmann::json summary_in(const std::string& dir);
 
-/// After the launcher stopped a job because process `index` ended with `status` (`why` follows
+/// After the launcher stopped a job because process `index` ended as `end` (`why` follows
 /// the node's exit in the reason: ", and the job has no fault tolerance to go on without it"):
-/// appends a "job_lost" event {"node", "exit_status", "reason"} to DIR/events.jsonl, at the time
-/// of the scheduler's "job_stopped" event (else the job's last time), and puts that node first
-/// in the reason of the summary the stopped scheduler wrote ("worker:1 exited with status 137
-/// (signal 9), and ...; the launcher stopped the job: <the scheduler's reason>"). Does nothing
-/// to a summary that is missing or says the job completed. Says on stderr when it cannot update.
-void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, int status,
+/// appends a "job_lost" event {"node", "exit_status" (ChildExit::shell_status), "signal" (only
+/// when a signal ended it), "reason"} to DIR/events.jsonl, at the time of the scheduler's
+/// "job_stopped" event (else the job's last time), and puts that node first in the reason of the
+/// summary the stopped scheduler wrote ("worker:1 was killed by signal 9 (SIGKILL), and ...; the
+/// launcher stopped the job: <the scheduler's reason>"). Does nothing to a summary that is
+/// missing or says the job completed. Says on stderr when it cannot update.
+void record_job_lost(const std::string& dir, const Scenario& scenario, std::size_t index, const ChildExit& end,
                      const std::string& why);
 
 }  // namespace pstwin::cli

@@ -14,6 +14,7 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/flag_source.h"
+#include "cli/flag_values.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/output_probe.h"
@@ -27,6 +28,7 @@
 #include "net/tcp_address.h"
 #include "net/transport_unavailable.h"
 #include "net/zmq_env.h"
+#include "runtime/checkpoint/checkpoint_dir.h"
 #include "runtime/errors.h"
 #include "runtime/output/atomic_file.h"
 
@@ -61,6 +63,23 @@ void print_final_table(const net::NodeOptions& options, const ConsistencyVariant
   }
 }
 
+/// Why checkpoint folder `dir` has nothing to resume from ("no such folder", "not a folder",
+/// "no complete checkpoint in it", with the newer ones skipped and why), or "" when it has.
+std::string nothing_to_resume(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) return "no such folder";
+  if (!std::filesystem::is_directory(dir, ec)) return "not a folder (give the checkpoint folder itself)";
+  std::vector<std::string> skipped;
+  try {
+    if (latest_complete(dir, &skipped)) return "";
+  } catch (const CheckpointError& e) {
+    return e.what();
+  }
+  std::string why = "no complete checkpoint in it";
+  for (const std::string& s : skipped) why += "; " + s;
+  return why;
+}
+
 std::string this_host_name() {
   char buf[256] = {};
   if (gethostname(buf, sizeof buf - 1) != 0) return "localhost";
@@ -83,7 +102,7 @@ int node_command(const std::vector<std::string>& args) {
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")
       ("bind", po::value<std::string>(), "address, interface or host name to listen on (default: *, every one)")
       ("endpoint-file", po::value<std::string>(), "scheduler: write the endpoint it listens at here")
-      ("index", po::value<int>(), "server or worker: register as this index (0-based)")
+      ("index", int_at_least(0), "server or worker: register as this index (0-based)")
       ("rejoin", po::bool_switch(), "a restarted server or worker joining its running job (needs --index)")
       ("join", po::bool_switch(), "a server the scenario declares joining ({\"join\": \"server\"}) joining the running job; implied by such a server's --index")
       ("checkpoint-dir", po::value<std::string>(), "scheduler and servers: where checkpoints go")
@@ -106,7 +125,7 @@ int node_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  auto scenario = load_scenario_from(*vm);
+  auto scenario = load_scenario_from(*vm, source("set"));
   if (!scenario) return 2;
 
   net::NodeOptions options;
@@ -120,7 +139,7 @@ int node_command(const std::vector<std::string>& args) {
   try {
     scheduler = net::parse_tcp_endpoint(options.scheduler_endpoint);
   } catch (const std::invalid_argument& e) {
-    std::cerr << "pstwin node: " << source("scheduler") << " " << options.scheduler_endpoint << ": " << e.what() << "\n";
+    std::cerr << "pstwin node: " << source("scheduler") << " '" << options.scheduler_endpoint << "': " << e.what() << "\n";
     return 2;
   }
   std::size_t variant_index = 0;
@@ -203,8 +222,26 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: " << what << ": " << e.what() << "\n";
     return 2;
   }
-  options.advertise_host = vm->count("advertise") ? (*vm)["advertise"].as<std::string>()
-                                                  : (local ? loopback : this_host_name());
+  if (vm->count("advertise")) {
+    // Other nodes dial it: a host alone that names a machine, as launch's --scheduler-host.
+    options.advertise_host = (*vm)["advertise"].as<std::string>();
+    if (const std::string why = net::dial_host_error(options.advertise_host); !why.empty()) {
+      std::cerr << "pstwin node: " << source("advertise") << " '" << options.advertise_host << "': " << why << "\n";
+      return 2;
+    }
+  } else {
+    options.advertise_host = local ? loopback : this_host_name();
+  }
+  if (options.role != "scheduler") {
+    // This node dials the scheduler: a port of * or a name that does not resolve is said now,
+    // not after the node's timeout.
+    std::string why = scheduler.port == "*" ? "a port of * cannot be dialled: give the port the scheduler listens at"
+                                            : net::dial_host_error(scheduler.host);
+    if (!why.empty()) {
+      std::cerr << "pstwin node: " << source("scheduler") << " '" << options.scheduler_endpoint << "': " << why << "\n";
+      return 2;
+    }
+  }
   options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
                                      : (scenario->output.dir.empty() ? "runs/" + scenario->name
                                                                      : scenario->output.dir) +
@@ -276,7 +313,15 @@ int node_command(const std::vector<std::string>& args) {
       }
     }
   }
-  if (vm->count("resume")) options.resume_from = (*vm)["resume"].as<std::string>();
+  if (vm->count("resume")) {
+    options.resume_from = (*vm)["resume"].as<std::string>();
+    // The checkpoint is read once the job starts (the scheduler's, after every node registered):
+    // a folder with nothing to resume from is the user's to fix, said now rather than then.
+    if (const std::string why = nothing_to_resume(options.resume_from); !why.empty()) {
+      std::cerr << "pstwin node: " << source("resume") << " " << options.resume_from << ": " << why << "\n";
+      return 2;
+    }
+  }
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "node", source("connect-timeout"));
   const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "node", source("stall-timeout"));
   if (!connect_timeout_s || !stall_timeout_s) return 2;
@@ -297,14 +342,17 @@ int node_command(const std::vector<std::string>& args) {
   if (vm->count("key-file")) inputs.push_back({source("key-file"), (*vm)["key-file"].as<std::string>(), true});
   const std::string shown_out_dir = vm->count("out") ? source("out") + " " + options.out_dir
                                                      : shown_out(false, options.out_dir);
-  if (const std::string why = out_overwrites_input(options.out_dir, shown_out_dir, OutKind::kFolder, inputs);
+  if (const std::string why = out_overwrites_input(options.out_dir, shown_out_dir, OutKind::kFolder, inputs, {},
+                                                   source("out"));
       options.role == "scheduler" && !why.empty()) {
     std::cerr << "pstwin node: " << why << "\n";
     return 2;
   }
   std::string lock_error;
-  const auto lock = options.role == "scheduler" ? OutputLock::take(options.out_dir, "node", lock_error)
-                                                : std::optional<OutputLock>();
+  const auto lock = options.role == "scheduler"
+                        ? OutputLock::take(options.out_dir, "node", lock_error, OutputLock::Scope::kFolderTree,
+                                           source("out"))
+                        : std::optional<OutputLock>();
   if (options.role == "scheduler" && !lock) {
     std::cerr << "pstwin node: " << lock_error << "\n";
     return 2;
@@ -329,9 +377,10 @@ int node_command(const std::vector<std::string>& args) {
         }
       };
     }
-    // The live metrics' URL, on stderr and in OUT/metrics.url for tools that watch the job.
+    // The live metrics' URL in OUT/metrics.url for tools that watch the job, and on stderr
+    // unless --quiet (launch, which quiets its scheduler, says it itself).
     options.on_metrics = [&options](const std::string& url) {
-      std::cerr << "pstwin node (scheduler): live metrics at " << url << "\n";
+      if (!options.quiet) std::cerr << "pstwin node (scheduler): live metrics at " << url << "\n";
       write_file_atomically(options.out_dir + "/metrics.url", url + "\n");
     };
     const nlohmann::json summary = net::run_zmq_node(*scenario, *variant, options);

@@ -77,12 +77,12 @@ bool held_by_another_run(const fs::path& dir, bool enclosing, std::string& holde
 
 /// Why `dir` (absolute and canonical) may not be locked because a folder enclosing it is held
 /// by another live run; "" when none is.
-std::string enclosing_holder(const fs::path& dir) {
+std::string enclosing_holder(const fs::path& dir, const std::string& out_flag) {
   std::string holder;
   for (fs::path up = dir.parent_path(); !up.empty(); up = up.parent_path()) {
     if (held_by_another_run(up, /*enclosing=*/true, holder))
       return "output folder " + dir.string() + " is inside " + up.string() + ", which another run holds (" +
-             holder + "); wait for it to end, or give this run an --out outside it";
+             holder + "); wait for it to end, or give this run an " + out_flag + " outside it";
     if (up == up.root_path()) break;
   }
   return "";
@@ -90,7 +90,7 @@ std::string enclosing_holder(const fs::path& dir) {
 
 /// Why `dir` may not be locked because a folder inside it, down to kDescendantDepth, is held by
 /// another live run; "" when none is.
-std::string enclosed_holder(const fs::path& dir) {
+std::string enclosed_holder(const fs::path& dir, const std::string& out_flag) {
   std::string holder;
   std::error_code ec;
   for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::skip_permission_denied, ec);
@@ -99,7 +99,7 @@ std::string enclosed_holder(const fs::path& dir) {
     if (it.depth() + 1 >= kDescendantDepth) it.disable_recursion_pending();
     if (held_by_another_run(it->path(), /*enclosing=*/false, holder))
       return "output folder " + dir.string() + " holds " + it->path().string() + ", which another run holds (" +
-             holder + "); wait for it to end, or give this run another --out";
+             holder + "); wait for it to end, or give this run another " + out_flag;
   }
   return "";
 }
@@ -107,11 +107,11 @@ std::string enclosed_holder(const fs::path& dir) {
 }  // namespace
 
 std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::string& command,
-                                           std::string& error, Scope scope) {
+                                           std::string& error, Scope scope, const std::string& out_flag) {
   std::error_code ec;
   // Before the folder is made: a run refused here leaves nothing inside the holder's folder.
   const fs::path canonical = fs::weakly_canonical(fs::absolute(dir, ec), ec);
-  if (const std::string enclosing = enclosing_holder(ec ? fs::path(dir) : canonical); !enclosing.empty()) {
+  if (const std::string enclosing = enclosing_holder(ec ? fs::path(dir) : canonical, out_flag); !enclosing.empty()) {
     error = enclosing;
     return std::nullopt;
   }
@@ -143,7 +143,7 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
     std::string pid, holder;
     in >> pid >> holder;
     error = "output folder " + dir + " is in use by another run (" + holder_text(pid, holder) +
-            "); wait for it to end, or give this run another --out";
+            "); wait for it to end, or give this run another " + out_flag;
     return std::nullopt;
   }
   std::ostringstream text;
@@ -157,7 +157,7 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
   // Checked with this folder's own lock held and named, so that a run starting now inside it
   // finds this one.
   if (const std::string enclosed =
-          scope == Scope::kFilesOnly ? "" : enclosed_holder(canonical.empty() ? fs::path(dir) : canonical);
+          scope == Scope::kFilesOnly ? "" : enclosed_holder(canonical.empty() ? fs::path(dir) : canonical, out_flag);
       !enclosed.empty()) {
     ::close(fd);
     error = enclosed;

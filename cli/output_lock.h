@@ -25,8 +25,11 @@ class OutputLock {
   /// Returns nullopt with `error` set when the folder cannot be created or locked, naming the
   /// folder and, when another run holds it (or a folder enclosing it, or one inside it), that
   /// folder and that run's pid and command. A run refused for an enclosing folder creates nothing.
+  /// `out_flag` is what the advice tells the user to change ("give this run another --out"): the
+  /// flag, or the variable that gave the folder (PSTWIN_OUT).
   static std::optional<OutputLock> take(const std::string& dir, const std::string& command,
-                                        std::string& error, Scope scope = Scope::kFolderTree);
+                                        std::string& error, Scope scope = Scope::kFolderTree,
+                                        const std::string& out_flag = "--out");
   OutputLock(OutputLock&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
   OutputLock& operator=(OutputLock&&) = delete;
   OutputLock(const OutputLock&) = delete;

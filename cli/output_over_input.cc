@@ -27,7 +27,7 @@ bool is_inside(const fs::path& inner, const fs::path& outer) {
 
 std::string out_overwrites_input(const std::string& out, const std::string& shown, OutKind kind,
                                  const std::vector<CommandInput>& inputs,
-                                 const std::vector<std::string>& also_written) {
+                                 const std::vector<std::string>& also_written, const std::string& out_flag) {
   const std::string head = shown + ": ";
   if (fs::path(out).filename() == ".pstwin.lock")
     return head + "that is the name of the output lock's own file (.pstwin.lock, which names the run that "
@@ -39,14 +39,14 @@ std::string out_overwrites_input(const std::string& out, const std::string& show
     const fs::path source = resolved(input.path);
     if (source == target)
       return head + "that is " + input.what + " (" + input.path + "), which this command reads; writing " +
-             (kind == OutKind::kFolder ? "a folder there" : "there") + " would overwrite it: give another --out";
+             (kind == OutKind::kFolder ? "a folder there" : "there") + " would overwrite it: give another " + out_flag;
     if (kind == OutKind::kFolder && !input.may_lie_inside && is_inside(source, target))
       return head + input.what + " (" + input.path + ") is inside that folder, where this run's outputs go and "
-             "could overwrite it; give another --out, or move it out of the folder";
+             "could overwrite it; give another " + out_flag + ", or move it out of the folder";
     for (const std::string& beside : also_written)
       if (source == resolved(beside))
         return head + input.what + " (" + input.path + ") would be overwritten by the file this command writes "
-               "beside --out; give --out in another folder";
+               "beside " + out_flag + "; give " + out_flag + " in another folder";
   }
   return "";
 }

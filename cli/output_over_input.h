@@ -26,10 +26,12 @@ enum class OutKind { kFolder, kFile };
 /// and sweep clears its run folders); for kFile, an input that is one of `also_written` (files
 /// written beside --out, calibrate's calibration.csv). Inputs that do not exist are skipped
 /// (their own check says so). The text starts with `shown` and ": " (`shown` names where `out`
-/// came from: "--out runs/x", or a default's origin). Never throws.
+/// came from: "--out runs/x", or a default's origin); its advice names `out_flag` (the flag, or
+/// the variable that gave the folder: PSTWIN_OUT). Never throws.
 std::string out_overwrites_input(const std::string& out, const std::string& shown, OutKind kind,
                                  const std::vector<CommandInput>& inputs,
-                                 const std::vector<std::string>& also_written = {});
+                                 const std::vector<std::string>& also_written = {},
+                                 const std::string& out_flag = "--out");
 
 /// How an output path is named in messages: "--out OUT" when the user gave it (`given`), else
 /// "the default output folder OUT".

@@ -33,6 +33,7 @@ class RunDataError : public std::runtime_error {
 struct RunCheckCache {
   std::map<std::string, DataCheck> data;                     ///< by what check_data_cheaply reads
   std::map<std::string, std::optional<ModelShape>> shapes;  ///< by data files
+  std::map<std::string, std::string> whole_reads;             ///< data files read whole: what was found
 };
 
 /// For the base scenario and each run of `scenario` whose data, model, training or workers
@@ -40,8 +41,9 @@ struct RunCheckCache {
 /// against its model's size (check_runs_fit_their_models): the size from the scenario for the
 /// synthetic model, from what check_data_cheaply read for a real one, or, with `read_whole`
 /// when that cannot tell (a LIBSVM or ratings file over 1 MiB), from the data read whole
-/// (read_model_shape), once per data set; without it such a run's size is left for the job
-/// and said in `not_checked`. Throws ScenarioError, moved into the variant that caused it
+/// (read_model_shape), once per data set, which `checked` then says in place of what the cheap
+/// look left unchecked; without it such a run's size is left for the job and said in
+/// `not_checked`. Throws ScenarioError, moved into the variant that caused it
 /// (throw_in_variant), or RunDataError.
 RunChecks check_runs(const Scenario& scenario, bool read_whole, RunCheckCache& cache);
 

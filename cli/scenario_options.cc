@@ -80,26 +80,33 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
 namespace {
 
 /// " (the value of --set P=V)" when the scenario error at `pointer` is at or under a --set
-/// pointer, so the user looks at the command line and not at the file; else "".
-std::string set_origin(const std::vector<std::string>& sets, const std::string& pointer) {
+/// pointer, so the user looks at the command line (or `set_flag`, the variable) and not at the
+/// file; else "".
+std::string set_origin(const std::vector<std::string>& sets, const std::string& pointer, const std::string& set_flag) {
   for (auto it = sets.rbegin(); it != sets.rend(); ++it) {  // the last --set of a pointer wins
     const std::string set_pointer = it->substr(0, it->find('='));
     if (pointer == set_pointer || pointer.rfind(set_pointer + "/", 0) == 0)
-      return " (the value of --set " + *it + ")";
+      return " (the value of " + set_flag + (set_flag == "--set" ? " " : "=") + *it + ")";
   }
   return "";
 }
 
 }  // namespace
 
-std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e) {
+std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e, const std::string& set_flag) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
-  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + ": " + e.what() +
-         set_origin(sets, e.pointer());
+  std::string what = e.what();
+  // The scenario's advice is written for the command line ("give --set '/simulation={...}'"):
+  // overrides from a variable are given as that variable instead.
+  if (set_flag != "--set")
+    for (std::size_t at = 0; (at = what.find("--set '", at)) != std::string::npos; at += set_flag.size() + 2)
+      what.replace(at, 7, set_flag + "='");
+  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + ": " + what +
+         set_origin(sets, e.pointer(), set_flag);
 }
 
-std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
+std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const std::string& set_flag) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   try {
@@ -110,7 +117,7 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm) {
     check_runs_fit_their_models(scenario, synthetic_model_keys);
     return scenario;
   } catch (const ScenarioError& e) {
-    std::cerr << scenario_error_line(vm, e) << "\n";
+    std::cerr << scenario_error_line(vm, e, set_flag) << "\n";
     return std::nullopt;
   }
 }

@@ -30,13 +30,17 @@ std::optional<boost::program_options::variables_map> parse_args(
 
 /// The line that reports `e`, an error in the scenario named by the parsed options: "pstwin:
 /// invalid scenario FILE: /pointer: message", with " (the value of --set P=V)" when the pointer
-/// is at or under a --set pointer.
-std::string scenario_error_line(const boost::program_options::variables_map& vm, const ScenarioError& e);
+/// is at or under a --set pointer; `set_flag` names where the overrides came from instead of
+/// --set ("PSTWIN_SET", for a node that read them from its environment: flag_source).
+std::string scenario_error_line(const boost::program_options::variables_map& vm, const ScenarioError& e,
+                                const std::string& set_flag = "--set");
 
 /// Loads the scenario named by the parsed options and checks each run of a synthetic model
 /// against its size, and each run's target (check_runs_fit_their_models), printing a
-/// ScenarioError to stderr (scenario_error_line) and returning nullopt on bad input.
-std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm);
+/// ScenarioError to stderr (scenario_error_line, naming `set_flag`) and returning nullopt on bad
+/// input.
+std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm,
+                                           const std::string& set_flag = "--set");
 
 /// The seconds of flag `name` ("connect-timeout") in `vm`. REQUIRES the flag has a value (a
 /// default). Prints "pstwin COMMAND: --NAME must be a positive, finite number of seconds, got X"

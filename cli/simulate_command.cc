@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/device_option.h"
+#include "cli/flag_values.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/run_checks.h"
@@ -53,7 +54,7 @@ int simulate_command(const std::vector<std::string>& args) {
   add_scenario_options(desc, pos);
   desc.add_options()
       ("out,o", po::value<std::string>(), "output folder")
-      ("jobs,j", po::value<int>(), "variants to run at once (default: number of cores)")
+      ("jobs,j", int_at_least(1), "variants to run at once (default: number of cores)")
       ("quiet,q", "no progress line");
   // Simulated time comes from the cluster's device specs; this only moves the real math.
   add_device_option(desc, "default cpu (the scenario's training.device is for real runs)");
@@ -65,14 +66,7 @@ int simulate_command(const std::vector<std::string>& args) {
   if (!scenario) return 2;
   if (!take_simgrid_options(*vm, *scenario)) return 2;
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (vm->count("jobs")) {
-    const int requested = (*vm)["jobs"].as<int>();
-    jobs = requested > 0 ? static_cast<unsigned>(requested) : 0;
-    if (requested < 1) {
-      std::cerr << "pstwin: --jobs must be at least 1\n";
-      return 2;
-    }
-  }
+  if (vm->count("jobs")) jobs = static_cast<unsigned>((*vm)["jobs"].as<int>());  // at least 1 (int_at_least)
   const std::string out = vm->count("out") ? (*vm)["out"].as<std::string>()
                                            : (scenario->output.dir.empty()
                                                   ? "runs/" + scenario->name
@@ -142,8 +136,7 @@ int simulate_command(const std::vector<std::string>& args) {
       write_summary(dir, unfinished_summary(scenario->consistency[i], "simulated",
                                             status[i].stopped
                                                 ? stopped_variant_reason(status[i], *stop.reason())
-                                                : "the simulation ended with status " +
-                                                      std::to_string(status[i].exit_code) +
+                                                : "the simulation " + status[i].end.text() +
                                                       " before writing a summary (see its messages above)"));
     }
   }

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/flag_values.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
@@ -63,27 +64,17 @@ int sweep_command(const std::vector<std::string>& args) {
   desc.add_options()
       ("grid,g", po::value<std::vector<std::string>>()->composing(),
        "a swept value list: --grid /json/pointer=v1,v2,... (repeatable; the cross product runs)")
-      ("seeds", po::value<int>()->default_value(1), "seeds per grid point: the scenario's seed + 0..N-1")
+      ("seeds", int_at_least(1)->default_value(1), "seeds per grid point: the scenario's seed + 0..N-1")
       ("out,o", po::value<std::string>(), "output folder (default: the scenario's output.dir + \"-sweep\")")
-      ("jobs,j", po::value<int>(), "runs at once (default: number of cores)")
+      ("jobs,j", int_at_least(1), "runs at once (default: number of cores)")
       ("quiet,q", "no progress line");
   add_simgrid_cfg_option(desc);
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
-  const int seeds = (*vm)["seeds"].as<int>();
-  if (seeds < 1) {
-    std::cerr << "pstwin: --seeds must be at least 1\n";
-    return 2;
-  }
+  const int seeds = (*vm)["seeds"].as<int>();  // at least 1, as parse_args read it (int_at_least)
   unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
-  if (vm->count("jobs")) {
-    if ((*vm)["jobs"].as<int>() < 1) {
-      std::cerr << "pstwin: --jobs must be at least 1\n";
-      return 2;
-    }
-    jobs = static_cast<unsigned>((*vm)["jobs"].as<int>());
-  }
+  if (vm->count("jobs")) jobs = static_cast<unsigned>((*vm)["jobs"].as<int>());
   std::vector<GridAxis> axes;
   try {
     if (vm->count("grid"))
@@ -209,7 +200,7 @@ int sweep_command(const std::vector<std::string>& args) {
       std::filesystem::create_directories(run.dir, ec);
       write_summary(run.dir, summary);
     } else if (status[i].exit_code != 0) {
-      std::cerr << "pstwin: run " << labels[i] << " failed (exit " << status[i].exit_code << ")\n";
+      std::cerr << "pstwin: run " << labels[i] << " failed (it " << status[i].end.text() << ")\n";
     }
   }
 

@@ -71,8 +71,10 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
       std::string where = point_folder_name(axes, plan.points[p], base_seed + k);
       try {
         setting.scenario = load_scenario(scenario_path, sets);
-        // As validate, simulate and launch do, for every grid point before any runs (sweep_plan.h).
-        (void)check_runs(setting.scenario, /*read_whole=*/false, checks);
+        // As validate, simulate and launch do, for every grid point before any runs (sweep_plan.h):
+        // a model's size that only the whole data tells is read here, once per data set, since
+        // no run reads the data before its own child starts.
+        (void)check_runs(setting.scenario, /*read_whole=*/true, checks);
       } catch (const ScenarioError& e) {
         throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what());
       } catch (const RunDataError& e) {

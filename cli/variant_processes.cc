@@ -68,7 +68,8 @@ void reap(Child& c, VariantStatus& st, bool stopping) {
   if (c.fd >= 0) close(c.fd);
   if (c.err_fd >= 0) close(c.err_fd);
   st.running = false;
-  st.exit_code = WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+  st.end = ChildExit::of(wstatus);
+  st.exit_code = st.end.shell_status();
   st.stopped = stopping && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGKILL;
   st.done = !st.stopped;
   if (st.exit_code == 0) st.fraction = 1.0;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/child_exit.h"
 #include "net/stop_request.h"
 
 namespace pstwin::cli {
@@ -18,6 +19,7 @@ struct VariantStatus {
   bool running = false;
   bool done = false;
   int exit_code = -1;  ///< child's exit status, -1 while it runs; 128+signal if killed
+  ChildExit end;       ///< how the child ended, once it has (for messages: a code or a signal)
   bool stopped = false;  ///< ended (or never started) because the run was stopped (a signal)
   long pid = -1;         ///< its child process once started (it names the files a killed one left)
 };

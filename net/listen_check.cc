@@ -32,6 +32,19 @@ std::string host_only_error(const std::string& host) {
   return "";
 }
 
+std::string dial_host_error(const std::string& host) {
+  if (host.empty()) return "empty: give a name or address other machines reach this one by";
+  if (std::string why = host_only_error(host); !why.empty()) return why;
+  if (host == "*") return "* names no machine to dial: give this machine's name or address";
+  const bool bracketed = host.front() == '[';
+  try {
+    resolve_host(bracketed ? host.substr(1, host.size() - 2) : host);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
 void check_listen_here(const std::string& endpoint) {
   zmq::context_t context(1);
   zmq::socket_t socket = open_socket(context, zmq::socket_type::router);

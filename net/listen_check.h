@@ -1,6 +1,7 @@
-// Checking where a node will listen before anything starts: a --bind that is not a host, or an
-// address this machine cannot listen at, is refused as the node starts, naming the flag, rather
-// than ignored or found after the output folder is taken.
+// Checking the hosts a command is given before anything starts: a --bind that is not a host, an
+// address this machine cannot listen at, or a name others are to dial that does not resolve, is
+// refused as the command starts, naming the flag, rather than ignored or found after the output
+// folder is taken and the nodes started.
 #pragma once
 
 #include <string>
@@ -23,5 +24,12 @@ std::string host_only_error(const std::string& host);
 /// can still be taken by another process between this check and the node's own bind; that later
 /// failure names the address too.
 void check_listen_here(const std::string& endpoint);
+
+/// Why `host`, a host given alone for other nodes to dial (launch's --scheduler-host, node's
+/// --advertise), cannot be dialled, or "" when it can as far as this machine can tell: one of
+/// host_only_error's reasons (an IPv6 address may have brackets or not: with no port beside it,
+/// either reads one way), "* names no machine to dial: ...", or "cannot resolve host H (why)".
+/// Whether a loopback name suits the job is the caller's to say.
+std::string dial_host_error(const std::string& host);
 
 }  // namespace pstwin::net

@@ -172,6 +172,7 @@ std::pair<std::string, int> parse_metrics_address(const std::string& address) {
     return std::invalid_argument("metrics address '" + address + "': " + why +
                                  " (expected HOST:PORT, e.g. 127.0.0.1:9464, [::1]:0, 0.0.0.0:9464)");
   };
+  if (address.empty()) throw bad("empty (none turns live metrics off)");
   // A pasted space would otherwise reach the resolver as part of the host name.
   if (address.find_first_of(" \t\r\n") != std::string::npos) throw bad("it contains white space");
   // "[::1]" has colons but no port: look for the port after the closing bracket.

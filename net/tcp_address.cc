@@ -33,10 +33,18 @@ bool is_numeric(const std::string& host) {
   return true;
 }
 
-/// `host`'s first IPv4 address, else its first IPv6 one, written numerically. IPv4 first because
-/// that is what a node listening at "*" or at an IPv4 address accepts, and what ZeroMQ dialled
-/// before pstwin turned IPv6 on. Throws std::runtime_error "cannot resolve host H (why)".
-std::string resolve(const std::string& host) {
+/// An IPv4 address as ZeroMQ reports it on an IPv6 socket ("::ffff:127.0.0.1"), as IPv4.
+std::string unmapped(const std::string& host) {
+  const std::string prefix = "::ffff:";
+  if (host.rfind(prefix, 0) != 0) return host;
+  const std::string v4 = host.substr(prefix.size());
+  in_addr a{};
+  return inet_pton(AF_INET, v4.c_str(), &a) == 1 ? v4 : host;
+}
+
+}  // namespace
+
+std::string resolve_host(const std::string& host) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -58,18 +66,8 @@ std::string resolve(const std::string& host) {
   return text;
 }
 
-/// An IPv4 address as ZeroMQ reports it on an IPv6 socket ("::ffff:127.0.0.1"), as IPv4.
-std::string unmapped(const std::string& host) {
-  const std::string prefix = "::ffff:";
-  if (host.rfind(prefix, 0) != 0) return host;
-  const std::string v4 = host.substr(prefix.size());
-  in_addr a{};
-  return inet_pton(AF_INET, v4.c_str(), &a) == 1 ? v4 : host;
-}
-
-}  // namespace
-
 TcpEndpoint parse_tcp_endpoint(const std::string& endpoint) {
+  if (endpoint.empty()) throw std::invalid_argument("empty: give tcp://HOST:PORT");
   if (endpoint.rfind(kScheme, 0) != 0)
     throw std::invalid_argument("must look like tcp://HOST:PORT");
   const std::string rest = endpoint.substr(std::string(kScheme).size());
@@ -137,7 +135,7 @@ std::string bind_tcp(zmq::socket_t& socket, const std::string& endpoint) {
     e = parse_tcp_endpoint(endpoint);
     // ZeroMQ binds numeric addresses and interface names only: a host name is resolved here.
     const bool as_is = e.host == "*" || is_numeric(e.host) || if_nametoindex(e.host.c_str()) != 0;
-    address = as_is ? e.host : resolve(e.host);
+    address = as_is ? e.host : resolve_host(e.host);
   } catch (const std::exception& error) {
     throw std::runtime_error(failed + error.what());
   }
@@ -163,7 +161,7 @@ void connect_tcp(zmq::socket_t& socket, const std::string& endpoint) {
     throw std::runtime_error(endpoint + ": " + error.what());
   }
   if (e.port == "*") throw std::runtime_error(endpoint + ": a port of * cannot be dialled");
-  socket.connect(tcp_endpoint(is_numeric(e.host) ? e.host : resolve(e.host), e.port));
+  socket.connect(tcp_endpoint(is_numeric(e.host) ? e.host : resolve_host(e.host), e.port));
 }
 
 }  // namespace pstwin::net

@@ -20,6 +20,11 @@ struct TcpEndpoint {
 /// literals in brackets, as in tcp://[::1]:5570".
 TcpEndpoint parse_tcp_endpoint(const std::string& endpoint);
 
+/// `host`'s first IPv4 address, else its first IPv6 one, written numerically. IPv4 first because
+/// that is what a node listening at "*" or at an IPv4 address accepts, and what ZeroMQ dialled
+/// before pstwin turned IPv6 on. Throws std::runtime_error "cannot resolve host H (why)".
+std::string resolve_host(const std::string& host);
+
 /// "tcp://HOST:PORT", with an IPv6 address in brackets ("::1" and "[::1]" both give "[::1]").
 std::string tcp_endpoint(const std::string& host, const std::string& port);
 

@@ -9,6 +9,7 @@
 #include "runtime/byte_order.h"
 #include "runtime/codec.h"
 #include "runtime/codec_layout.h"
+#include "runtime/count_text.h"
 #include "runtime/errors.h"
 #include "runtime/packed_values.h"
 
@@ -163,14 +164,14 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
 
   // Validate every count against the bytes actually present before allocating anything.
   if (mode == kNoKeys && n_k != 0) {
-    err.fail("key mode 0 (no keys) but header says " + std::to_string(n_k) + " keys");
+    err.fail("key mode 0 (no keys) but header says " + count_text(n_k, "key"));
   }
   if (mode != kNoKeys && n_k == 0) {
     err.fail("key mode " + std::to_string(mode) + " with 0 keys (an empty key list is mode 0)");
   }
   if (n_l != 0 && n_l != n_k) {
-    err.fail("header says " + std::to_string(n_l) + " lengths for " + std::to_string(n_k) +
-             " keys; expected 0 or one per key");
+    err.fail("header says " + count_text(n_l, "length") + " for " + count_text(n_k, "key") +
+             "; expected 0 or one per key");
   }
   // A range costs 8 payload bytes whatever its length, so bound its expansion separately (see the
   // declaration): by the receiver's key count and by the memory of the largest message.
@@ -180,8 +181,7 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
              std::to_string(max_bytes) + "-byte limit");
   }
   if (mode == kKeyRange && n_k > max_range_keys) {
-    err.fail("key range of " + std::to_string(n_k) + " keys exceeds the job's " +
-             std::to_string(max_range_keys) + " keys");
+    err.fail("key range of " + count_text(n_k, "key") + " exceeds the job's " + count_text(max_range_keys, "key"));
   }
   std::size_t remain = size - kMinMessageBytes;
   if (mode == kExplicitKeys) take(err, remain, n_k, 8, "keys");

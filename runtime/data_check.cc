@@ -115,7 +115,7 @@ ModelShape check_idx(const Scenario& s, const std::string& images, const std::st
   out.checked.push_back(images + " + " + labels + ": headers of " + count_text(head.images, "image") + " of " +
                         count_text(head.pixels, "pixel") + " and as many labels; labels " +
                         labels_text(head.labels_seen) + " fit model type \"" + s.model.type + "\"" +
-                        (train ? "; a row for each of " + count_text(s.cluster.workers, "worker") : ""));
+                        (train ? "; a row for " + each_of_text(s.cluster.workers, "worker") : ""));
   out.not_checked.push_back(images + " after its header: read when the job starts");
   std::size_t classes = 0;
   for (const LabelSeen& l : head.labels_seen) classes = std::max<std::size_t>(classes, static_cast<std::size_t>(l.label) + 1);
@@ -175,7 +175,7 @@ DataCheck check_data_cheaply(const Scenario& s) {
   if (s.model.type == "synthetic") {
     check_servers_have_keys(s, s.model.parameters);
     out.checked.push_back("model type \"synthetic\" reads no data; its keys (" + count_text(s.model.parameters, "key") +
-                          ") give each of " + count_text(s.cluster.servers, "server") + " some");
+                          ") give " + each_of_text(s.cluster.servers, "server") + " some");
     return out;
   }
   check_target_metric(s);

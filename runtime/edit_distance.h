@@ -1,5 +1,5 @@
 // How far apart two names are, for "did you mean ...?" advice (a misspelt scenario key or
-// PSTWIN_ variable).
+// PSTWIN_ variable), and how far counts as a typo.
 #pragma once
 
 #include <algorithm>
@@ -9,22 +9,30 @@
 
 namespace pstwin {
 
-/// Levenshtein distance between `a` and `b`: the fewest single-byte insertions, deletions and
-/// substitutions that turn one into the other (V. I. Levenshtein, 1966), computed one row of the
-/// |a| x |b| table at a time (O(|a| |b|) time, O(|b|) memory). Throws nothing but std::bad_alloc.
+/// Edit distance between `a` and `b`: the fewest single-byte insertions, deletions,
+/// substitutions and swaps of two neighbouring bytes that turn one into the other, no byte
+/// edited twice (Levenshtein's distance, V. I. Levenshtein 1966, with Damerau's transposition,
+/// F. J. Damerau 1964: the "optimal string alignment" form). A swap counts 1 because swapped
+/// letters are a common slip ("ROEL" for "ROLE"). Computed three rows of the |a| x |b| table at a
+/// time (O(|a| |b|) time, O(|b|) memory). Throws nothing but std::bad_alloc.
 inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  std::vector<std::size_t> before(b.size() + 1), above(b.size() + 1), row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) above[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];  // the distance of a[0, i-1) to b[0, j-1)
     row[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
+      row[j] = std::min({above[j] + 1, row[j - 1] + 1, above[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, above);
+    std::swap(above, row);
   }
-  return row[b.size()];
+  return above[b.size()];
 }
+
+/// The largest edit distance at which a name of `length` letters is taken for a typo of
+/// another: a third of its letters, and at least 1. Past it, advice would guess ("JOBS" is no
+/// typo of "JOIN"). Used by every "did you mean" so that they agree.
+inline std::size_t typo_limit(std::size_t length) { return std::max<std::size_t>(1, length / 3); }
 
 }  // namespace pstwin

@@ -97,7 +97,7 @@ void check_messages_fit_the_wire(const Scenario& scenario, std::uint64_t keys, s
     const std::uint64_t mid = lo + (hi - lo) / 2;
     (fits((keys + mid - 1) / mid) ? hi : lo) = mid;
   }
-  throw ScenarioError("/cluster/servers", said + "; use at least " + std::to_string(hi) + " servers");
+  throw ScenarioError("/cluster/servers", said + "; use at least " + count_text(hi, "server"));
 }
 
 }  // namespace pstwin

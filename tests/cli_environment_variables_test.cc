@@ -62,9 +62,50 @@ TEST(EnvironmentVariables, NodeVariablesAreNodesOptions) {
 TEST(EnvironmentVariables, ClosestNameIsTheFewestEditsAway) {
   EXPECT_EQ(cli::closest_variable("PSTWIN_INSECUR"), "PSTWIN_INSECURE");          // 1 insertion
   EXPECT_EQ(cli::closest_variable("PSTWIN_STAL_TIMEOUT"), "PSTWIN_STALL_TIMEOUT");  // 1 insertion
-  EXPECT_EQ(cli::closest_variable("PSTWIN_ROEL"), "PSTWIN_ROLE");                 // 2 substitutions
+  EXPECT_EQ(cli::closest_variable("PSTWIN_ROEL"), "PSTWIN_ROLE");                 // 1 swap
   EXPECT_EQ(cli::closest_variable("PSTWIN_KEYFILE"), "PSTWIN_KEY_FILE");
   EXPECT_EQ(cli::closest_variable("PSTWIN_SIMGRID_CONFIG"), "PSTWIN_SIMGRID_CFG");
+}
+
+// A trial's PSTWIN_insecure was offered PSTWIN_BIND (lower case letters all differed), and
+// PSTWIN_JOBS was offered PSTWIN_JOIN: any name at all, however far.
+TEST(EnvironmentVariables, ClosestNameIgnoresCaseAndIsOnlyATypoAway) {
+  EXPECT_EQ(cli::closest_variable("PSTWIN_insecure"), "PSTWIN_INSECURE");
+  EXPECT_EQ(cli::closest_variable("pstwin_Quiet"), "PSTWIN_QUIET");
+  EXPECT_EQ(cli::closest_variable("PSTWIN_Insecur"), "PSTWIN_INSECURE");
+  // "JOBS" is 2 edits from JOIN: half its letters, no typo. Nothing is offered.
+  EXPECT_EQ(cli::closest_variable("PSTWIN_JOBS"), "");
+  EXPECT_EQ(cli::closest_variable("PSTWIN_THREADS"), "");
+  const auto lines = cli::unknown_variable_warnings({"PSTWIN_JOBS=4", "PSTWIN_insecure=1", "pstwin_quiet=1", "HOME=/"});
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "PSTWIN_JOBS is not a variable pstwin reads, so it is ignored");
+  EXPECT_EQ(lines[1], "PSTWIN_insecure is not a variable pstwin reads, so it is ignored (did you mean PSTWIN_INSECURE?)");
+  EXPECT_EQ(lines[2], "pstwin_quiet is not a variable pstwin reads, so it is ignored (did you mean PSTWIN_QUIET?)");
+}
+
+// Errors about what PSTWIN_SET and PSTWIN_OUT gave named --set and --out, flags never written.
+TEST(EnvironmentVariables, SetAndOutErrorsNameTheirVariables) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const std::string worker = "node --role worker --scheduler tcp://127.0.0.1:9 --insecure " + dir + "/s.json";
+  auto r = run_pstwin_env("PSTWIN_SET=/cluster/workers=0", worker);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("(the value of PSTWIN_SET=/cluster/workers=0)"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--set"), std::string::npos) << r.output;
+  // The advice for a section the scenario lacks is given as the variable too.
+  r = run_pstwin_env("PSTWIN_SET=/simulation/nic_send_window=1", worker);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("PSTWIN_SET='/simulation="), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--set"), std::string::npos) << r.output;
+  // An output folder over the scenario, from PSTWIN_OUT.
+  r = run_pstwin_env("PSTWIN_OUT=" + dir + "/s.json",
+                     "node --role scheduler --scheduler tcp://127.0.0.1:* --insecure --connect-timeout 1 " + dir +
+                         "/s.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("pstwin node: PSTWIN_OUT " + dir + "/s.json: that is the scenario"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("give another PSTWIN_OUT"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("--out"), std::string::npos) << r.output;
 }
 
 TEST(EnvironmentVariables, AVariableNothingReadsIsWarnedAboutNamingTheClosest) {

@@ -33,8 +33,9 @@ TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
 }
 
 // Boost said only "the argument ('5000000000') for option '--seeds' is invalid" of a number past
-// its flag's type.
-TEST(CliFlagValues, ANumberPastItsFlagsTypeIsTooLargeOrTooSmallWithTheRange) {
+// its flag's type; then the range named was int's (-2147483648 to ...) for flags that count
+// from 0 or 1: the range named is the flag's own, and a value below it is refused as it is read.
+TEST(CliFlagValues, ANumberPastItsFlagsRangeIsTooLargeOrTooSmallWithThatRange) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
   const std::string toy = dir + "/toy.json --out " + dir + "/o";
@@ -43,11 +44,14 @@ TEST(CliFlagValues, ANumberPastItsFlagsTypeIsTooLargeOrTooSmallWithTheRange) {
   };
   for (const Case& c : std::vector<Case>{
            {"sweep " + toy + " --grid /seed=1 --seeds 5000000000",
-            "pstwin: --seeds is too large: 5000000000 (it takes -2147483648 to 2147483647)"},
+            "pstwin: --seeds is too large: 5000000000 (it takes 1 to 2147483647)"},
+           {"sweep " + toy + " --grid /seed=1 --seeds 0", "pstwin: --seeds is too small: 0 (it takes 1 to 2147483647)"},
+           {"sweep " + toy + " --grid /seed=1 --jobs -1", "pstwin: --jobs is too small: -1 (it takes 1 to 2147483647)"},
            {"simulate " + toy + " --jobs 99999999999999999999999",
-            "pstwin: --jobs is too large: 99999999999999999999999 (it takes -2147483648 to 2147483647)"},
+            "pstwin: --jobs is too large: 99999999999999999999999 (it takes 1 to 2147483647)"},
            {"simulate " + toy + " --jobs=-5000000000",
-            "pstwin: --jobs is too small: -5000000000 (it takes -2147483648 to 2147483647)"},
+            "pstwin: --jobs is too small: -5000000000 (it takes 1 to 2147483647)"},
+           {"simulate " + toy + " --jobs -0", "pstwin: --jobs is too small: 0 (it takes 1 to 2147483647)"},
            {"launch " + toy + " --port 5000000000", "pstwin: --port is too large: 5000000000 (it takes 0 to 65535)"},
            {"launch " + toy + " --port 65536", "pstwin: --port is too large: 65536 (it takes 0 to 65535)"}}) {
     const auto r = run_pstwin(c.args);
@@ -58,8 +62,12 @@ TEST(CliFlagValues, ANumberPastItsFlagsTypeIsTooLargeOrTooSmallWithTheRange) {
                                 "node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir +
                                     "/toy.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.find("pstwin: PSTWIN_INDEX is too large: 5000000000 (it takes -2147483648 to 2147483647)\n"), 0u)
+  EXPECT_EQ(r.output.find("pstwin: PSTWIN_INDEX is too large: 5000000000 (it takes 0 to 2147483647)\n"), 0u)
       << r.output;
+  const auto below = run_pstwin("node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp --index -1 " +
+                                dir + "/toy.json");
+  EXPECT_EQ(below.exit_code, 2) << below.output;
+  EXPECT_EQ(below.output.find("pstwin: --index is too small: -1 (it takes 0 to 2147483647)\n"), 0u) << below.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
 }
 

@@ -56,7 +56,7 @@ void expect_lost_job_outputs(const std::string& out, const std::string& worker) 
   const json s = read_json(out + "/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
   const std::string reason = s["reason"];
-  EXPECT_EQ(reason.rfind(worker + " exited with status 137 (signal 9), and the job has no fault tolerance", 0), 0u)
+  EXPECT_EQ(reason.rfind(worker + " was killed by signal 9 (SIGKILL), and the job has no fault tolerance", 0), 0u)
       << reason;
   EXPECT_NE(reason.find("stopped by SIGTERM at clock"), std::string::npos) << reason;
   // The rows so far: the scheduler wrote them although it was stopped.
@@ -69,6 +69,7 @@ void expect_lost_job_outputs(const std::string& out, const std::string& worker) 
   ASSERT_EQ(lost.size(), 1u);
   EXPECT_EQ(lost[0]["node"], worker);
   EXPECT_EQ(lost[0]["exit_status"], 137);
+  EXPECT_EQ(lost[0]["signal"], 9);
 }
 
 TEST(LaunchLost, KilledWorkerWithoutFaultToleranceEndsTheJobAtOnceWithItsOutputs) {
@@ -78,7 +79,7 @@ TEST(LaunchLost, KilledWorkerWithoutFaultToleranceEndsTheJobAtOnceWithItsOutputs
   std::smatch killed;
   ASSERT_TRUE(std::regex_search(r.output, killed, std::regex("killed (worker:[0-9]+)"))) << r.output;
   EXPECT_NE(r.output.find("launch exit status 1\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("pstwin launch: " + killed[1].str() + " exited with status 137 (signal 9)"),
+  EXPECT_NE(r.output.find("pstwin launch: " + killed[1].str() + " was killed by signal 9 (SIGKILL)"),
             std::string::npos)
       << r.output;
   expect_lost_job_outputs(dir + "/out", killed[1]);
@@ -107,7 +108,7 @@ TEST(LaunchLost, AKilledSchedulerStopsItsNodesAtOnce) {
   EXPECT_EQ(r.output.find("left running"), std::string::npos) << r.output;
   const json s = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
-  EXPECT_EQ(s["reason"].get<std::string>().rfind("the scheduler exited with status 137", 0), 0u) << s["reason"];
+  EXPECT_EQ(s["reason"].get<std::string>().rfind("the scheduler was killed by signal 9 (SIGKILL)", 0), 0u) << s["reason"];
 }
 
 TEST(LaunchLost, UcxThatCannotStartFailsAtOnceNamingTheNode) {

@@ -85,6 +85,13 @@ std::string wide_libsvm_scenario(const std::string& dir, const std::string& head
   return dir + "/wide.json";
 }
 
+/// 160000 rows "+1 1:1", 1.1 MB: past the 1 MiB that check_data_cheaply reads of a file.
+std::string rows_past_the_cheap_look() {
+  std::string head;
+  for (int i = 0; i < 160000; ++i) head += "+1 1:1\n";
+  return head;
+}
+
 const std::string kSaidReal =
     "/cluster/servers: a push or pull reply of one key range (280000001 keys x 1 float32) would be 1120000128 "
     "bytes, over the wire's limit of 1073741824 bytes per message; use at least 2 servers";
@@ -107,28 +114,62 @@ TEST(CliWireLimit, ARealModelTooLargeIsRefusedBeforeAnyNodeStarts) {
   for (const char* out : {"/sim", "/zmq", "/inproc"}) EXPECT_FALSE(std::filesystem::exists(dir + out)) << out;
 }
 
-// Over 1 MiB, the largest index may lie anywhere: validate says it did not check the size, and
-// launch reads the file whole before it starts a node.
-TEST(CliWireLimit, ARealModelWhoseSizeNeedsTheWholeFileIsCheckedByLaunchAndSaidUncheckedByValidate) {
+// Over 1 MiB, the largest index may lie anywhere: every command reads the file whole for the
+// model's size before anything starts. A trial's sweep of a9a with a wide MLP started every run,
+// each failing, and validate passed a9a with 200 servers that simulate refused.
+TEST(CliWireLimit, ARealModelWhoseSizeNeedsTheWholeFileIsRefusedByEveryCommandBeforeAnythingRuns) {
   const std::string dir = fresh_dir();
-  std::string head;
-  for (int i = 0; i < 160000; ++i) head += "+1 1:1\n";  // 1.1 MB
-  const std::string scenario = wide_libsvm_scenario(dir, head);
-  const auto v = run_pstwin("validate " + scenario);
-  EXPECT_EQ(v.exit_code, 0) << v.output;
-  EXPECT_NE(v.output.find("not checked: the model's size (its features, the largest index of either file, and "
-                          "classes, known once every line is read), and so whether every server gets a key and "
-                          "whether a key range fits in one message (at most 1 GiB)"),
-            std::string::npos)
-      << v.output;
-  for (const std::string& command : {"launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
-                                     "simulate --quiet --out " + dir + "/sim"}) {
+  const std::string scenario = wide_libsvm_scenario(dir, rows_past_the_cheap_look());
+  for (const std::string& command :
+       {std::string("validate"), "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
+        "simulate --quiet --out " + dir + "/sim", "sweep --grid /cluster/workers=2,3 --out " + dir + "/sweep"}) {
     const auto r = run_pstwin(command + " " + scenario);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find("pstwin: invalid scenario " + scenario + ": " + kSaidReal), std::string::npos)
-        << command << "\n" << r.output;
+    EXPECT_NE(r.output.find(kSaidReal), std::string::npos) << command << "\n" << r.output;
+    EXPECT_EQ(r.output.find("running"), std::string::npos) << command << "\n" << r.output;  // no sweep run
   }
-  EXPECT_FALSE(std::filesystem::exists(dir + "/zmq"));
+  for (const char* out : {"/zmq", "/sim", "/sweep"}) EXPECT_FALSE(std::filesystem::exists(dir + out)) << out;
+}
+
+// What validate read whole it says it checked, and no longer that the model's size was not.
+TEST(CliWireLimit, ValidateSaysItReadTheWholeFileForTheModelsSize) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  std::ofstream(dir + "/train.svm") << rows_past_the_cheap_look() << "-1 7:1\n";
+  std::ofstream(dir + "/test.svm") << "+1 1:1\n";
+  s["cluster"]["servers"] = 1;
+  write_json(dir + "/s.json", s);
+  const auto v = run_pstwin("validate " + dir + "/s.json");
+  EXPECT_EQ(v.exit_code, 0) << v.output;
+  // Features 1..7 and labels -1, +1: 7 features, 2 classes, counted by hand from the file.
+  EXPECT_NE(v.output.find("checked: " + dir + "/train.svm and " + dir + "/test.svm: read whole for the model's "
+                          "size: 7 features, 2 classes\n"),
+            std::string::npos)
+      << v.output;
+  EXPECT_EQ(v.output.find("not checked: the model's size"), std::string::npos) << v.output;
+  EXPECT_EQ(v.output.find("parsed when the job starts"), std::string::npos) << v.output;
+  // One server of 8 keys (7 weights and a bias): "the 1 server", not "each of 1 servers".
+  EXPECT_NE(v.output.find("checked: model logistic of 8 keys x 1 float32: the 1 server gets keys"), std::string::npos)
+      << v.output;
+}
+
+// A trial's MLP too large to build was said to have "1099644796930.000000 parameters".
+TEST(CliWireLimit, AnMlpTooLargeToBuildCountsItsParametersAsAWholeNumber) {
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  std::ofstream(dir + "/train.svm") << "+1 1:1\n-1 7:1\n";
+  std::ofstream(dir + "/test.svm") << "+1 1:1\n";
+  s["model"] = {{"type", "mlp"}, {"hidden", {1048576, 1048576}}};
+  s["training"]["batch_size"] = 1;
+  s["cluster"]["workers"] = 2;
+  write_json(dir + "/s.json", s);
+  // 7 features and 2 classes: (7 + 1) x 2^20 + (2^20 + 1) x 2^20 + (2^20 + 1) x 2 weights and biases.
+  const std::uint64_t h = 1048576, parameters = (7 + 1) * h + (h + 1) * h + (h + 1) * 2;
+  const auto r = run_pstwin("validate " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("/model/type: an mlp model of " + std::to_string(parameters) + " parameters is too large"),
+            std::string::npos)
+      << r.output;
 }
 
 // A sweep sizes a real model at every grid point before any runs, as for a synthetic one.

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/count_text.h"
 #include "runtime/errors.h"
 
 namespace pstwin {
@@ -201,8 +202,8 @@ std::unique_ptr<Model> make_mlp_model(const ModelSection& section, std::size_t f
     in = out;
   }
   if (parameters > std::ldexp(1.0, 40))
-    throw std::invalid_argument("an mlp model of " + std::to_string(parameters) +
-                                " parameters is too large (at most 2^40)");
+    throw std::invalid_argument("an mlp model of " + whole_number_text(parameters) +
+                                " parameters is too large (at most 2^40 = 1099511627776)");
   return std::make_unique<MlpModel>(features, section.hidden, num_classes, section.l2);
 }
 

@@ -49,7 +49,7 @@ std::vector<std::string> split_list(const std::string& allowed) {
 /// a third of its letters, and at least one, differ); else "".
 std::string closest(const std::string& key, const std::vector<std::string>& allowed) {
   const std::string* best = nullptr;
-  std::size_t best_distance = std::max<std::size_t>(1, key.size() / 3) + 1;
+  std::size_t best_distance = typo_limit(key.size()) + 1;
   for (const std::string& a : allowed)
     if (const std::size_t d = edit_distance(key, a); d < best_distance) best = &a, best_distance = d;
   return best ? " (did you mean \"" + *best + "\"?)" : "";
