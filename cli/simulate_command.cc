@@ -107,10 +107,13 @@ int simulate_command(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);
   // An earlier run's files must not stand in for a variant whose process dies or is stopped
-  // this time (plot_runs.py would draw its curves).
+  // this time (plot_runs.py would draw its curves). Regular files only: a planted symbolic link
+  // stays, for the writer to refuse naming it (DESIGN.md, "Outputs").
   for (const auto& name : names)
-    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"})
-      std::filesystem::remove(out + "/" + name + "/" + file, ec);
+    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"}) {
+      const std::string path = out + "/" + name + "/" + file;
+      if (std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) std::filesystem::remove(path, ec);
+    }
   const auto status = run_variant_processes(
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {
