@@ -1,4 +1,7 @@
 // pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
+#include <signal.h>
+
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -35,6 +38,13 @@ void usage(std::ostream& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // UCX, loaded with this binary, catches SIGHUP as its debug signal (UCX_DEBUG_SIGNO) from
+  // before main: a SIGHUP then printed nothing, interrupted a system call, and was lost, so a
+  // hangup in a command's first moments neither stopped it nor ended it. Until a command takes
+  // the stop signals itself (StopOnSignals*), SIGHUP ends the process as it would any other.
+  if (struct sigaction hup {}; sigaction(SIGHUP, nullptr, &hup) == 0 && hup.sa_handler != SIG_DFL &&
+                               hup.sa_handler != SIG_IGN)
+    std::signal(SIGHUP, SIG_DFL);
   // A line on stderr goes out in one write, so that processes sharing stderr (launch's nodes)
   // never cut into each other's lines: C's stderr line-buffered, and cerr (which writes through
   // it) no longer flushing at every <<. Before anything is written.

@@ -29,6 +29,11 @@ std::string out_overwrites_input(const std::string& out, const std::string& show
                                  const std::vector<CommandInput>& inputs,
                                  const std::vector<std::string>& also_written, const std::string& out_flag) {
   const std::string head = shown + ": ";
+  if (out.empty()) {  // it would resolve to the working folder and be taken for one that holds inputs
+    std::string name = shown;
+    while (!name.empty() && (name.back() == ' ' || name.back() == '=')) name.pop_back();
+    return name + " is empty: give " + (kind == OutKind::kFolder ? "a folder" : "a file") + " to write to";
+  }
   if (fs::path(out).filename() == ".pstwin.lock")
     return head + "that is the name of the output lock's own file (.pstwin.lock, which names the run that "
                   "holds a folder); give another name";

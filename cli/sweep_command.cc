@@ -190,7 +190,8 @@ int sweep_command(const std::vector<std::string>& args) {
     if (status[i].pid > 0 && status[i].exit_code != 0) tidy_variant_folder(plan.runs[to_run[i]].dir, status[i].pid);
     if (status[i].stopped) {
       // A run cut short says why; with its settings recorded, the next sweep runs it again.
-      if (status[i].exit_code == -1) continue;  // never started: nothing to say in its folder
+      // One never started says so too (as simulate's do), so that every run sweep.csv lists has
+      // a folder whose summary names why it has no results.
       const SweepRun& run = plan.runs[to_run[i]];
       const auto& scenario_of_run = plan.settings[run.setting].scenario;
       auto summary = unfinished_summary(scenario_of_run.consistency.at(run.variant), "simulated",

@@ -83,5 +83,18 @@ TEST(CliOutOverInput, AKeyFileInsideTheOutputFolderIsTaken) {
   EXPECT_TRUE(fs::exists(dir + "/o/bsp/summary.json"));
 }
 
+TEST(CliOutOverInput, AnEmptyOutIsRefusedAsEmpty) {
+  // It resolved to the working folder, and a trial was told its scenario lay "inside that
+  // folder" when it lay elsewhere.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/toy.json", toy_scenario(dir));
+  for (const std::string command : {"simulate", "sweep", "launch"}) {
+    const auto r = run_pstwin(command + " " + dir + "/toy.json --out ''" +
+                              (command == "sweep" ? " --grid /training/batch_size=16" : ""));
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("--out is empty: give a folder to write to"), std::string::npos) << command << "\n" << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -189,5 +189,30 @@ TEST(SweepInterrupt, SigintStopsTheRunsWritesSweepCsvAndLeavesAStoppedRunToRunAg
       << read_file(dir + "/out.txt");
 }
 
+TEST(Hangup, ACommandThatTakesNoStopSignalsEndsOnSighupAsAnyProgramDoes) {
+  // UCX, linked in, catches SIGHUP as its debug signal from before main: calibrate (which takes
+  // no stop signals) ran on to exit 0, and a hangup early in simulate or launch was lost.
+  const std::string dir = fresh_dir();
+  const auto r = run_script("cd " + dir + "\n$PSTWIN calibrate --quick --out c.json >out.txt 2>&1 &\n"
+                            "p=$!\nsleep 0.2\nkill -HUP $p\nwait $p\necho \"exit status $?\"\n");
+  // (bash also reports the job's "Hangup" on stderr)
+  EXPECT_NE(r.output.find("exit status 129\n"), std::string::npos) << r.output << read_file(dir + "/out.txt");
+}
+
+TEST(SweepInterrupt, ARunNeverStartedGetsASummarySayingSoWithItsSettings) {
+  // Only the runs that had started used to get one: the others' folders, which sweep.csv names,
+  // did not exist, and plot_runs.py could not say why they were missing.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = stop_when_ready(
+      dir, "sweep " + dir + "/s.json --jobs 1 --out " + dir + "/out --grid /training/iterations=10000000,20",
+      "out/training.iterations=10000000_seed=1/bsp", "TERM");
+  EXPECT_EQ(r.output, "exit status 143\n0\n") << read_file(dir + "/out.txt");
+  const json never = read_json(dir + "/out/training.iterations=20_seed=1/bsp/summary.json");
+  EXPECT_FALSE(never["completed"].get<bool>());
+  EXPECT_EQ(never["reason"], "the simulation was stopped by SIGTERM before it started");
+  EXPECT_EQ(never["config"]["training"]["iterations"], 20) << "its settings, so a resumed sweep runs it";
+}
+
 }  // namespace
 }  // namespace pstwin
