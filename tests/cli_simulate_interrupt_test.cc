@@ -194,7 +194,10 @@ TEST(Hangup, ACommandThatTakesNoStopSignalsEndsOnSighupAsAnyProgramDoes) {
   // no stop signals) ran on to exit 0, and a hangup early in simulate or launch was lost.
   const std::string dir = fresh_dir();
   const auto r = run_script("cd " + dir + "\n$PSTWIN calibrate --quick --out c.json >out.txt 2>&1 &\n"
-                            "p=$!\nsleep 0.2\nkill -HUP $p\nwait $p\necho \"exit status $?\"\n");
+                            "p=$!\n"
+                            // Once main runs (its first line): before, the libraries are loading.
+                            "for i in $(seq 1 3000); do grep -q memcpy out.txt && break; sleep 0.01; done\n"
+                            "kill -HUP $p\nwait $p\necho \"exit status $?\"\n");
   // (bash also reports the job's "Hangup" on stderr)
   EXPECT_NE(r.output.find("exit status 129\n"), std::string::npos) << r.output << read_file(dir + "/out.txt");
 }
