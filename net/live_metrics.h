@@ -85,6 +85,7 @@ class ObservedEnv : public Env {
   MetricsSink& metrics() override { return inner_.metrics(); }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   double compute_s() const override { return inner_.compute_s(); }
+  std::optional<CpuUse> cpu_use() const override { return inner_.cpu_use(); }
   CheckpointStore* checkpoints() override { return inner_.checkpoints(); }
   // Forwarded, or the node's spare values would never be fed: every large message received
   // would then take a fresh allocation (DESIGN.md, "The hot path").

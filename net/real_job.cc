@@ -294,6 +294,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     Scheduler scheduler(observed, spec, *kernels);
     const auto progress = progress_lines(env, "scheduler", spec.iterations, options.progress_interval_s);
     bool stopped = false;  // from outside (a signal): the nodes told to stop may be gone too
+    env.start_cpu_meter();
     try {
       scheduler.run();
       facts.roles_finished = true;
@@ -367,6 +368,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   const auto progress = progress_lines(env, node_name(env.layout(), env.self()), spec.iterations,
                                        options.progress_interval_s);
   SpanForwardingEnv traced(env);  // the node's spans go to the scheduler's trace.json
+  env.start_cpu_meter();
   // A joining server starts as a restarted one does: holding nothing until the ring hands it blocks.
   run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin || options.join);
   env.stop_heartbeats();

@@ -42,6 +42,7 @@ class SpanForwardingEnv : public Env {
   MetricsSink& metrics() override { return sink_; }
   std::uint64_t bytes_sent() const override { return inner_.bytes_sent(); }
   double compute_s() const override { return inner_.compute_s(); }
+  std::optional<CpuUse> cpu_use() const override { return inner_.cpu_use(); }
   CheckpointStore* checkpoints() override { return inner_.checkpoints(); }
   // The spare values too: without these two a role's recycled vectors never reached the node's
   // transport, which then received every large message into fresh memory and copied it there.

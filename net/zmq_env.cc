@@ -408,6 +408,11 @@ void ZmqEnv::start_heartbeats(double interval_s) {
   });
 }
 
+std::optional<CpuUse> ZmqEnv::cpu_use() const {
+  if (!cpu_meter_) return std::nullopt;
+  return cpu_meter_->use();
+}
+
 double ZmqEnv::now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }

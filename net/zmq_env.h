@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "net/cpu_meter.h"
 #include "net/curve_keys.h"
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
@@ -229,11 +230,16 @@ class ZmqEnv : public Env {
   MetricsSink& metrics() override { return metrics_; }
   CheckpointStore* checkpoints() override { return checkpoints_; }
   double compute_s() const override { return hold_ ? hold_->compute_s() : 0.0; }
+  /// Since start_cpu_meter(); nullopt before it.
+  std::optional<CpuUse> cpu_use() const override;
   std::vector<float> reusable_values(std::size_t n) override { return spare_->take(n); }
   void recycle_values(std::vector<float> values) override { spare_->give(std::move(values)); }
   /// For a worker, after the rendezvous: measures its compute and applies the scenario's
   /// stragglers. Call before the role runs.
   void set_straggler_hold(std::unique_ptr<StragglerHold> hold) { hold_ = std::move(hold); }
+  /// Starts measuring this process's CPU (CpuMeter): call in the role's thread, just before the
+  /// role runs, so that reading data and the rendezvous are not counted.
+  void start_cpu_meter() { cpu_meter_.emplace(); }
   /// Where this node's checkpoints go (null: none kept). Not owned.
   void set_checkpoints(CheckpointStore* store) { checkpoints_ = store; }
   /// Bounds the key ranges of messages decoded from now on to `keys` (the model's key count,
@@ -340,6 +346,7 @@ class ZmqEnv : public Env {
   CheckpointStore* checkpoints_ = nullptr;
   std::unique_ptr<HeartbeatThread> heartbeats_;  // after context_: stopped before it ends
   std::unique_ptr<StragglerHold> hold_;  // a worker's; null elsewhere
+  std::optional<CpuMeter> cpu_meter_;    // from start_cpu_meter() on
   std::uint64_t rejected_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;

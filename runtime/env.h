@@ -13,6 +13,16 @@
 
 namespace pstwin {
 
+/// CPU a node's process spent on the job since its role started, as the node itself measures it
+/// (a process of a real job: net/cpu_meter.h), or the host work a simulated node was charged.
+/// Seconds; role_thread_s <= process_s for a real node (the process's other threads are ZeroMQ's
+/// I/O threads, heartbeats, progress lines, the live metrics' server).
+struct CpuUse {
+  double role_thread_s = 0.0;  ///< CPU seconds of the thread that runs the role
+  double process_s = 0.0;      ///< CPU seconds of the whole process, the role's thread included
+  double wall_s = 0.0;         ///< seconds (wall, or simulated) over which both were measured
+};
+
 /// The environment a role runs in: the SimGrid simulation, or a real network. Roles reach time,
 /// randomness and other nodes only through it (DESIGN.md, rules 1 and 2).
 class Env {
@@ -44,6 +54,10 @@ class Env {
   /// node itself can measure them (a worker of a real job); 0 where the environment accounts
   /// compute itself (the simulation) and on other nodes.
   virtual double compute_s() const { return 0.0; }
+  /// The CPU this node has used since its role started, where it is measured (a process of a
+  /// real job; a simulated node on a cluster with "cpu": the host work it was charged); nullopt
+  /// elsewhere (nodes sharing one process, simulations without cores). Call from the role's thread.
+  virtual std::optional<CpuUse> cpu_use() const { return std::nullopt; }
   /// Where checkpoints go; null when the job keeps none (the default).
   virtual CheckpointStore* checkpoints() { return nullptr; }
   /// An empty vector whose memory a message of n values may reuse (capacity >= n when the

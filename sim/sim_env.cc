@@ -60,7 +60,8 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       self_(self),
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
-      store_(world.checkpoint_bandwidth_Bps) {
+      store_(world.checkpoint_bandwidth_Bps),
+      start_s_(sg4::Engine::get_clock()) {
   if (world.nic_senders && world.nic_window > 0)
     windowed_ = std::make_unique<WindowedInbox>(*world.nic_senders, self);
   else mailbox_->set_receiver(sg4::Actor::self());
@@ -94,13 +95,13 @@ void SimEnv::send(NodeId to, Message msg) {
   // Encoding, checksum and encryption come before the message leaves (encoded_size only when
   // they cost something: it is not free on a large simulation's hot path).
   if (!world_.messaging.empty() && !world_.messaging[self_].free())
-    spend_host_work(cores(), world_.messaging[self_].send_s(static_cast<double>(encoded_size(msg))));
+    charge(world_.messaging[self_].send_s(static_cast<double>(encoded_size(msg))));
   sim_send(world_, self_, to, std::move(msg));
 }
 
 Message SimEnv::received(std::unique_ptr<Message> m) {
   if (!world_.messaging.empty() && !world_.messaging[self_].free())
-    spend_host_work(cores(), world_.messaging[self_].receive_s(static_cast<double>(encoded_size(*m))));
+    charge(world_.messaging[self_].receive_s(static_cast<double>(encoded_size(*m))));
   return std::move(*m);
 }
 
@@ -147,6 +148,17 @@ std::optional<Message> SimEnv::recv(double timeout_s) {
   }
 }
 
+void SimEnv::charge(double seconds) {
+  charged_s_ += seconds;
+  spend_host_work(cores(), seconds);
+}
+
+std::optional<CpuUse> SimEnv::cpu_use() const {
+  // Only a cluster with cores has a CPU to speak of; without one, host work is each node's own.
+  if (world_.cpu_hosts.empty()) return std::nullopt;
+  return CpuUse{charged_s_, charged_s_, now() - start_s_};
+}
+
 double SimEnv::now() const { return sg4::Engine::get_clock(); }
 
 void SimEnv::sleep(double seconds) { sg4::this_actor::sleep_for(seconds); }
@@ -165,7 +177,7 @@ void SimEnv::account(const Cost& cost) {
   if (seconds <= 0.0) return;
   // A GPU's kernels run on the GPU; everything else a node computes shares its machine's cores.
   if (!world_.cpu_hosts.empty() && !device.gpu) {
-    spend_host_work(cores(), seconds);
+    charge(seconds);
     return;
   }
   // execute() takes flops at the host's speed; the host's speed is the device's peak, so this

@@ -101,6 +101,10 @@ class SimEnv : public Env {
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return *world_.metrics; }
   CheckpointStore* checkpoints() override;
+  /// With the cluster's "cpu": the host work this node was charged since it started (one core's
+  /// seconds, as priced: messaging and what it accounts), as both role_thread_s and process_s,
+  /// and the simulated seconds since. nullopt without "cpu".
+  std::optional<CpuUse> cpu_use() const override;
 
  private:
   /// Writing a checkpoint costs its size over the storage bandwidth; nothing is kept.
@@ -116,6 +120,8 @@ class SimEnv : public Env {
 
   /// The host whose cores run this node's host work; null without "cpu".
   simgrid::s4u::Host* cores() const;
+  /// Spends `seconds` of host work on this node's cores (spend_host_work) and counts them.
+  void charge(double seconds);
   /// Returns `m` after charging its receive cost (messaging).
   Message received(std::unique_ptr<Message> m);
 
@@ -133,6 +139,8 @@ class SimEnv : public Env {
   std::unique_ptr<WindowedInbox> windowed_;
   Rng rng_;
   ModelledStore store_;
+  double start_s_;           // simulated time the node's role started
+  double charged_s_ = 0.0;   // host work charged so far (charge)
 };
 
 }  // namespace pstwin

@@ -215,6 +215,36 @@ TEST(HostCosts, EnoughCoresChangeNothingOnFabricsThatRouteByNetpointIds) {
   }
 }
 
+// The worker's "node_cpu" event of a run of `iterations` clocks (events.jsonl).
+json worker_cpu(json s, int iterations, const std::string& tag) {
+  s["training"]["iterations"] = iterations;
+  const std::string out = simulate(fresh_dir(tag), s);
+  for (const auto& e : events_of(out + "/bsp", "node_cpu"))
+    if (e["node"] == "worker:0") return e;
+  ADD_FAILURE() << tag << ": no node_cpu event for worker:0";
+  return json::object();
+}
+
+TEST(HostCosts, ANodeReportsTheHostWorkItWasCharged) {
+  // As a real node reports the CPU it measured, a simulated one reports the host work priced
+  // for it: per iteration its gradient, the push's send and the reply's receive.
+  json s = synthetic(1, "8Gbps");
+  s["cluster"]["worker"]["messaging"] = {{"send_per_message", "25us"},
+                                         {"send_per_byte", "0.4ns"},
+                                         {"receive_per_message", "20us"},
+                                         {"receive_per_byte", "0.2ns"}};
+  s["cluster"]["cpu"] = {{"cores", 1}, {"machines", "per_host"}};
+  const json a = worker_cpu(s, 10, "cpu-10"), b = worker_cpu(s, 20, "cpu-20");
+  const double per_clock = kCompute + 25e-6 + kPushBytes * 0.4e-9 + 20e-6 + kReplyBytes * 0.2e-9;
+  expect_relative((b["role_thread_s"].get<double>() - a["role_thread_s"].get<double>()) / 10, per_clock);
+  EXPECT_EQ(b["process_s"], b["role_thread_s"]);
+  // The worker's whole run: at least its charged work, on its own core.
+  EXPECT_GE(b["wall_s"].get<double>(), b["role_thread_s"].get<double>());
+  // Without cores there is no CPU to speak of, and no event.
+  s["cluster"].erase("cpu");
+  EXPECT_TRUE(events_of(simulate(fresh_dir("no-cpu"), s) + "/bsp", "node_cpu").empty());
+}
+
 TEST(HostCosts, ValidatePrintsThemAndRefusesABadOneAtItsPointer) {
   const std::string dir = fresh_dir();
   json s = synthetic(2, "16Gbps");

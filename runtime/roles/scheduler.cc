@@ -5,6 +5,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/cpu_report.h"
 #include "runtime/seconds_text.h"
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
@@ -33,6 +34,8 @@ void Scheduler::run() {
     note_late_stop(e.what());
   }
   finish();
+  // The scheduler's own CPU, its evaluations included (the other nodes' came in their reports).
+  if (const auto use = env_.cpu_use()) record_node_cpu(JobLayout::scheduler(), *use);
 }
 
 // ---- The lifecycle.
@@ -291,6 +294,8 @@ void Scheduler::absorb_traffic_report(const Message& m) {
     reported_compute_s_.resize(spec_.layout.workers, 0.0);
     reported_compute_s_[spec_.layout.worker_index(m.header.sender)] = seconds;
   }
+  if (report.contains("cpu"))
+    record_node_cpu(m.header.sender, cpu_use_from_json(report["cpu"], what));
   if (report.contains("bytes_from_workers"))
     env_.metrics().bytes_to_servers(
         wire_json::integer_member<std::uint64_t>(report, "bytes_from_workers", what));
@@ -306,6 +311,12 @@ bool Scheduler::all_workers_finished() const {
   for (std::uint32_t w = 0; w < spec_.layout.workers; ++w)
     if (failover_.active(spec_.layout.worker(w))) return false;
   return true;
+}
+
+void Scheduler::record_node_cpu(NodeId node, const CpuUse& use) {
+  nlohmann::json fields = cpu_use_json(use);
+  fields["node"] = node_name(node);
+  env_.metrics().event(env_.now(), "node_cpu", std::move(fields));
 }
 
 std::string Scheduler::node_name(NodeId n) const {

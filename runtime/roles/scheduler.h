@@ -140,6 +140,9 @@ class Scheduler {
   void note_late_stop(const std::string& why);
   /// Writes `reason` as "job_lost", aborts the job and throws std::runtime_error(reason).
   [[noreturn]] void lose_job(const std::string& reason, nlohmann::json fields = {});
+  /// A "node_cpu" event {"node": node_name, "role_thread_s", "process_s", "wall_s"}: the CPU node
+  /// `node` measured from its role's start to its last report (Env::cpu_use).
+  void record_node_cpu(NodeId node, const CpuUse& use);
   /// "server:1", "worker:3": how scenarios and events name a node.
   std::string node_name(NodeId n) const;
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/checkpoint/checkpoint_store.h"
+#include "runtime/roles/cpu_report.h"
 #include "runtime/roles/server.h"
 #include "runtime/span_scope.h"
 
@@ -50,6 +51,7 @@ bool Server::try_finish(bool immediate) {
     if (--left == 0) {
       nlohmann::json report{{"bytes_from_workers", load_.bytes_in}, {"load", load_.to_json()}};
       if (const auto sent = env_.bytes_sent()) report["bytes_sent"] = sent;
+      add_cpu_use(report, env_);
       snap.data = report.dump();
     }
     tell_scheduler(std::move(snap));

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/cpu_report.h"
 #include "runtime/seconds_text.h"
 #include "runtime/span_scope.h"
 #include "runtime/count_text.h"
@@ -182,6 +183,7 @@ void Worker::run() {
   nlohmann::json report = nlohmann::json::object();
   if (const auto sent = env_.bytes_sent()) report["bytes_sent"] = sent;
   if (const auto computed = env_.compute_s(); computed > 0) report["compute_s"] = computed;
+  add_cpu_use(report, env_);
   if (!report.empty()) done.data = report.dump();
   env_.send(JobLayout::scheduler(), std::move(done));
 }
