@@ -14,7 +14,7 @@
 namespace pstwin {
 
 /// CPU a node's process spent on the job since its role started, as the node itself measures it
-/// (a process of a real job: net/cpu_meter.h), or the host work a simulated node was charged.
+/// (a process of a real job: net/cpu_meter.h).
 /// Seconds; role_thread_s <= process_s for a real node (the process's other threads are ZeroMQ's
 /// I/O threads, heartbeats, progress lines, the live metrics' server).
 struct CpuUse {
@@ -54,9 +54,9 @@ class Env {
   /// node itself can measure them (a worker of a real job); 0 where the environment accounts
   /// compute itself (the simulation) and on other nodes.
   virtual double compute_s() const { return 0.0; }
-  /// The CPU this node has used since its role started, where it is measured (a process of a
-  /// real job; a simulated node on a cluster with "cpu": the host work it was charged); nullopt
-  /// elsewhere (nodes sharing one process, simulations without cores). Call from the role's thread.
+  /// The CPU this node has used since its role started, where only the node itself can measure
+  /// it (a process of a real job); nullopt elsewhere: nodes sharing one process, and the
+  /// simulation, which counts every node's host work itself. Call from the role's thread.
   virtual std::optional<CpuUse> cpu_use() const { return std::nullopt; }
   /// Where checkpoints go; null when the job keeps none (the default).
   virtual CheckpointStore* checkpoints() { return nullptr; }

@@ -60,8 +60,7 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       self_(self),
       mailbox_(world.mailboxes.at(self)),
       rng_(role_stream_seed(world.seed, world.layout, self)),
-      store_(world.checkpoint_bandwidth_Bps),
-      start_s_(sg4::Engine::get_clock()) {
+      store_(world.checkpoint_bandwidth_Bps) {
   if (world.nic_senders && world.nic_window > 0)
     windowed_ = std::make_unique<WindowedInbox>(*world.nic_senders, self);
   else mailbox_->set_receiver(sg4::Actor::self());
@@ -149,14 +148,8 @@ std::optional<Message> SimEnv::recv(double timeout_s) {
 }
 
 void SimEnv::charge(double seconds) {
-  charged_s_ += seconds;
+  if (self_ < world_.host_work_s.size()) world_.host_work_s[self_] += seconds;
   spend_host_work(cores(), seconds);
-}
-
-std::optional<CpuUse> SimEnv::cpu_use() const {
-  // Only a cluster with cores has a CPU to speak of; without one, host work is each node's own.
-  if (world_.cpu_hosts.empty()) return std::nullopt;
-  return CpuUse{charged_s_, charged_s_, now() - start_s_};
 }
 
 double SimEnv::now() const { return sg4::Engine::get_clock(); }

@@ -40,6 +40,10 @@ struct SimWorld {
   std::uint64_t bytes_sent = 0;     ///< encoded bytes of every message sent
   std::uint64_t messages_sent = 0;
   std::vector<double> worker_compute_s;  ///< by worker: simulated seconds of compute so far
+  /// By NodeId: host work charged so far (one core's seconds as priced: messaging and what the
+  /// node accounts), which the run reports as each node's "node_cpu" under "cpu". The environment
+  /// counts it, not the nodes' reports, so no message changes size.
+  std::vector<double> host_work_s;
   /// Checkpoints: storage write speed in bytes/s (writing costs bytes / this of simulated time);
   /// 0 when the job keeps no checkpoints.
   double checkpoint_bandwidth_Bps = 0.0;
@@ -101,10 +105,6 @@ class SimEnv : public Env {
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return *world_.metrics; }
   CheckpointStore* checkpoints() override;
-  /// With the cluster's "cpu": the host work this node was charged since it started (one core's
-  /// seconds, as priced: messaging and what it accounts), as both role_thread_s and process_s,
-  /// and the simulated seconds since. nullopt without "cpu".
-  std::optional<CpuUse> cpu_use() const override;
 
  private:
   /// Writing a checkpoint costs its size over the storage bandwidth; nothing is kept.
@@ -120,7 +120,8 @@ class SimEnv : public Env {
 
   /// The host whose cores run this node's host work; null without "cpu".
   simgrid::s4u::Host* cores() const;
-  /// Spends `seconds` of host work on this node's cores (spend_host_work) and counts them.
+  /// Spends `seconds` of host work on this node's cores (spend_host_work) and counts them in
+  /// world.host_work_s.
   void charge(double seconds);
   /// Returns `m` after charging its receive cost (messaging).
   Message received(std::unique_ptr<Message> m);
@@ -139,8 +140,6 @@ class SimEnv : public Env {
   std::unique_ptr<WindowedInbox> windowed_;
   Rng rng_;
   ModelledStore store_;
-  double start_s_;           // simulated time the node's role started
-  double charged_s_ = 0.0;   // host work charged so far (charge)
 };
 
 }  // namespace pstwin

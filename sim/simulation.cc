@@ -13,6 +13,7 @@
 #include "kernels/select_backend.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
+#include "runtime/roles/cpu_report.h"
 #include "runtime/roles/role_factory.h"
 #include "sim/fault_injection.h"
 #include "sim/link_load.h"
@@ -71,6 +72,23 @@ void run_node(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeI
   states.running[node] = false;
 }
 
+
+/// With the cluster's "cpu": a "node_cpu" event per node, as a launched job's nodes report theirs
+/// (role_thread_s and process_s both the host work the node was charged, wall_s the run's
+/// simulated length), so the two compare term by term (bench/node_cpu.py). Nothing without
+/// "cpu", where host work is each node's own and no CPU is shared.
+void record_host_work(const SimWorld& world, RunRecorder& recorder, double sim_time_s) {
+  if (world.cpu_hosts.empty()) return;
+  const JobLayout& layout = world.layout;
+  for (NodeId n = 0; n < layout.nodes(); ++n) {
+    nlohmann::json fields = cpu_use_json(CpuUse{world.host_work_s[n], world.host_work_s[n], sim_time_s});
+    fields["node"] = n == JobLayout::scheduler() ? std::string("scheduler")
+                     : layout.is_server(n)        ? "server:" + std::to_string(layout.server_index(n))
+                                                  : "worker:" + std::to_string(layout.worker_index(n));
+    recorder.event(sim_time_s, "node_cpu", std::move(fields));
+  }
+}
+
 }  // namespace
 
 nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVariant& variant,
@@ -101,6 +119,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   recorder.set_trace(&trace);
   world.seed = scenario.seed;
   world.worker_compute_s.assign(layout.workers, 0.0);
+  world.host_work_s.assign(layout.nodes(), 0.0);
   for (NodeId n = 0; n < layout.nodes(); ++n) {
     world.mailboxes.push_back(sg4::Mailbox::by_name(host_name(layout, n)));
     world.devices.push_back(node_device(scenario.cluster, layout, n));
@@ -170,6 +189,7 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
 
   const double sim_time = sg4::Engine::get_clock();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  record_host_work(world, recorder, sim_time);
   recorder.flush();
   trace.write(dir + "/trace.json", "simulated");
   if (link_load) link_load->write_csv(dir + "/link_load.csv", sim_time);

@@ -226,8 +226,8 @@ json worker_cpu(json s, int iterations, const std::string& tag) {
 }
 
 TEST(HostCosts, ANodeReportsTheHostWorkItWasCharged) {
-  // As a real node reports the CPU it measured, a simulated one reports the host work priced
-  // for it: per iteration its gradient, the push's send and the reply's receive.
+  // As a real node reports the CPU it measured, the simulation reports the host work priced
+  // for each node: per iteration the worker's gradient, the push's send and the reply's receive.
   json s = synthetic(1, "8Gbps");
   s["cluster"]["worker"]["messaging"] = {{"send_per_message", "25us"},
                                          {"send_per_byte", "0.4ns"},
@@ -238,7 +238,7 @@ TEST(HostCosts, ANodeReportsTheHostWorkItWasCharged) {
   const double per_clock = kCompute + 25e-6 + kPushBytes * 0.4e-9 + 20e-6 + kReplyBytes * 0.2e-9;
   expect_relative((b["role_thread_s"].get<double>() - a["role_thread_s"].get<double>()) / 10, per_clock);
   EXPECT_EQ(b["process_s"], b["role_thread_s"]);
-  // The worker's whole run: at least its charged work, on its own core.
+  // The run's simulated length: at least the worker's charged work, on its own core.
   EXPECT_GE(b["wall_s"].get<double>(), b["role_thread_s"].get<double>());
   // Without cores there is no CPU to speak of, and no event.
   s["cluster"].erase("cpu");
