@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/memory_fit.h"
 #include "runtime/data_check.h"
 #include "runtime/scenario/scenario.h"
 
@@ -20,6 +21,8 @@ namespace pstwin::cli {
 struct RunChecks {
   std::vector<std::string> checked;
   std::vector<std::string> not_checked;
+  /// Each variant's memory (cli/memory_fit.h), by variant, for those whose model's size is known.
+  std::vector<RunMemory> memory;
 };
 
 /// A data file of a run is bad. what() is data_error_line's text without its "pstwin: ", and

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/memory_fit.h"
 #include "cli/sweep_grid.h"
 #include "runtime/scenario/scenario.h"
 
@@ -34,6 +35,7 @@ struct SweepSetting {
   unsigned long long seed = 0;    ///< the scenario's seed at this setting
   std::string folder;             ///< point_folder_name(...)
   Scenario scenario;
+  std::vector<RunMemory> memory;  ///< by variant (check_runs)
 };
 
 /// The whole sweep.
