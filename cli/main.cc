@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
   // A variable only `pstwin node` reads would be taken for a flag of this command (PSTWIN_OUT for
   // --out) and silently not act: said, and not passed on to the processes this one starts
   // (launch's nodes, which get their options from launch).
-  if (command != "node" && std::find(kCommands.begin(), kCommands.end(), command) != kCommands.end())
+  if (command != "node" && command != "version" &&
+      std::find(kCommands.begin(), kCommands.end(), command) != kCommands.end())
     for (const std::string& variable : pstwin::cli::node_variables_in(pstwin::cli::process_environment())) {
       std::cerr << "pstwin " << command << ": warning: " << pstwin::cli::node_variable_warning(command, variable)
                 << "\n";
