@@ -33,7 +33,7 @@ LAYERS = [
                            "runtime/hash_ring.", "runtime/key_placement."]),
     ("roles", 4, ["runtime/roles/"]),
     ("setup and results", 5, ["runtime/scenario/", "runtime/job_setup.", "runtime/job_resume.",
-                              "runtime/job_checks.", "runtime/wire_limit_check.", "runtime/model_size_checks.", "runtime/data_check.", "runtime/straggler_schedule.",
+                              "runtime/job_checks.", "runtime/wire_limit_check.", "runtime/model_size_checks.", "runtime/memory_estimate.", "runtime/data_check.", "runtime/straggler_schedule.",
                               "runtime/output/"]),
 ]
 

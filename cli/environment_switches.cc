@@ -19,7 +19,7 @@ std::optional<bool> switch_value(const std::string& text) {
 }
 
 void store_environment_switches(const po::options_description& desc, po::variables_map& vm,
-                                const std::string& env_prefix) {
+                                const std::string& env_prefix, std::set<std::string>* stored) {
   for (const auto& option : desc.options()) {
     const std::string& name = option->long_name();
     if (name == "help" || option->semantic()->max_tokens() != 0) continue;
@@ -32,6 +32,9 @@ void store_environment_switches(const po::options_description& desc, po::variabl
                       std::string(text) + "'");
     if (!*on) continue;
     // Stored as the command line's switch would be; store() leaves one the command line gave.
+    // A bool_switch is in vm already (its default false): set by the command line only if true.
+    const bool given = vm.count(name) && !vm[name].defaulted();
+    if (stored != nullptr && !given) stored->insert(name);
     po::parsed_options one(&desc);
     one.options.push_back(po::option(name, {}));
     po::store(one, vm);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 
 #include <boost/program_options.hpp>
@@ -20,7 +21,9 @@ std::optional<bool> switch_value(const std::string& text);
 /// leaves `vm` alone. Throws boost::program_options::error "PSTWIN_QUIET must be 1, true or yes
 /// (on) or 0, false, no or empty (off), not 'banana'" for a value switch_value refuses, whether
 /// or not the command line gave the switch.
+/// `stored`, when given, gets the names of the switches it set.
 void store_environment_switches(const boost::program_options::options_description& desc,
-                                boost::program_options::variables_map& vm, const std::string& env_prefix);
+                                boost::program_options::variables_map& vm, const std::string& env_prefix,
+                                std::set<std::string>* stored = nullptr);
 
 }  // namespace pstwin::cli

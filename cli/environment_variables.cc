@@ -94,6 +94,12 @@ std::vector<std::string> node_variables_in(const std::vector<std::string>& envir
   return names;
 }
 
+std::string node_variable_warning(const std::string& command, const std::string& variable) {
+  return variable + " is for pstwin node; " + command +
+         (command == "launch" ? " sets its nodes' options itself" : " takes its options from the command line") +
+         ", so it is ignored";
+}
+
 std::vector<std::string> process_environment() {
   std::vector<std::string> entries;
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) entries.emplace_back(*e);

@@ -46,6 +46,11 @@ std::vector<std::string> unknown_variable_warnings(const std::vector<std::string
 /// sets its nodes' options itself, and a node it starts must not pick one up).
 std::vector<std::string> node_variables_in(const std::vector<std::string>& environment);
 
+/// The warning for node variable `variable` in the environment of `command` (not node), which
+/// ignores it: "PSTWIN_OUT is for pstwin node; simulate takes its options from the command line, so
+/// it is ignored"; for launch, "...; launch sets its nodes' options itself, so it is ignored".
+std::string node_variable_warning(const std::string& command, const std::string& variable);
+
 /// This process's environment as "NAME=VALUE" entries.
 std::vector<std::string> process_environment();
 

@@ -1,21 +1,16 @@
 #include "cli/flag_source.h"
 
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
+#include "cli/flag_values.h"
 
 namespace pstwin::cli {
 
-std::string flag_source(const std::vector<std::string>& args, const std::string& name,
+std::string flag_source(const std::set<std::string>& from_environment, const std::string& name,
                         const std::string& env_prefix) {
-  const std::string flag = "--" + name;
-  for (const std::string& a : args)
-    if (a == flag || a.rfind(flag + "=", 0) == 0) return flag;
-  if (env_prefix.empty()) return flag;
-  std::string variable = env_prefix + name;
-  std::transform(variable.begin(), variable.end(), variable.begin(),
-                 [](unsigned char c) { return c == '-' ? '_' : static_cast<char>(std::toupper(c)); });
-  return std::getenv(variable.c_str()) ? variable : flag;
+  return from_environment.count(name) ? variable_of(env_prefix, name) : "--" + name;
+}
+
+std::string from_variable(const std::string& source) {
+  return source.rfind("--", 0) == 0 || source.empty() ? "" : " (from " + source + ")";
 }
 
 }  // namespace pstwin::cli

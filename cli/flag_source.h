@@ -2,16 +2,20 @@
 // (pstwin node reads every option from either), so an error names what the user actually set.
 #pragma once
 
+#include <set>
 #include <string>
-#include <vector>
 
 namespace pstwin::cli {
 
-/// "--NAME" when `args` (the command's arguments) give flag NAME ("--NAME V" or "--NAME=V"), or
-/// when `env_prefix` is empty or its variable is unset; else the variable, e.g.
-/// "PSTWIN_METRICS_ADDRESS" for "metrics-address" (the command line wins over the environment,
-/// as parse_args stores them).
-std::string flag_source(const std::vector<std::string>& args, const std::string& name,
+/// The variable `env_prefix` + NAME ("PSTWIN_METRICS_ADDRESS" for "metrics-address") when option
+/// `name` took its value from it (`from_environment`, as parse_args fills it: the command line
+/// wins); else "--NAME".
+std::string flag_source(const std::set<std::string>& from_environment, const std::string& name,
                         const std::string& env_prefix);
+
+/// " (from PSTWIN_OUT)" when `source` (flag_source's) is a variable, "" when it is a flag: added
+/// after a value in a message that does not name where it came from otherwise ("cannot create
+/// output folder /proc/nope (from PSTWIN_OUT): ...").
+std::string from_variable(const std::string& source);
 
 }  // namespace pstwin::cli

@@ -128,11 +128,16 @@ void check_integer_values(po::parsed_options& parsed, const po::options_descript
   }
 }
 
-void store_environment(const po::parsed_options& parsed, po::variables_map& vm, const std::string& env_prefix) {
+void store_environment(const po::parsed_options& parsed, po::variables_map& vm, const std::string& env_prefix,
+                       std::set<std::string>* stored) {
   for (const po::option& option : parsed.options) {
     po::parsed_options one(parsed.description);
     one.options.push_back(option);
     try {
+      // A value the command line gave stays (store keeps it, replacing only a default): only one
+      // stored now came from here.
+      if (stored != nullptr && (!vm.count(option.string_key) || vm[option.string_key].defaulted()))
+        stored->insert(option.string_key);
       po::store(one, vm);
     } catch (const po::invalid_option_value&) {
       const std::string value = option.value.empty() ? "" : option.value.front();

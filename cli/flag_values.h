@@ -3,6 +3,7 @@
 // bad value came from (a PSTWIN_ variable, not the flag).
 #pragma once
 
+#include <set>
 #include <string>
 
 #include <boost/program_options.hpp>
@@ -37,8 +38,10 @@ void check_integer_values(boost::program_options::parsed_options& parsed,
 /// Stores the options read from the environment (with `env_prefix`) into `vm` one at a time, so
 /// that a value Boost refuses is reported naming its variable and value ("PSTWIN_STALL_TIMEOUT='abc'
 /// is not a valid value for --stall-timeout") rather than the flag the user never wrote.
-/// Throws boost::program_options::error.
+/// Throws boost::program_options::error. `stored`, when given, gets the names of the options
+/// stored (those the command line had not given already).
 void store_environment(const boost::program_options::parsed_options& parsed,
-                       boost::program_options::variables_map& vm, const std::string& env_prefix);
+                       boost::program_options::variables_map& vm, const std::string& env_prefix,
+                       std::set<std::string>* stored = nullptr);
 
 }  // namespace pstwin::cli

@@ -10,11 +10,12 @@
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/device_option.h"
-#include "cli/environment_variables.h"
 #include "cli/hostfile.h"
 #include "cli/launch_failures.h"
+#include "cli/launch_flags.h"
 #include "cli/launch_job.h"
 #include "cli/launch_summary.h"
+#include "cli/memory_fit.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/run_checks.h"
@@ -77,12 +78,10 @@ int launch_command(const std::vector<std::string>& args) {
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
   if (!vm) return code;
-  // launch gives its nodes their options; a node that also read PSTWIN_BIND or PSTWIN_INDEX meant
-  // for a `pstwin node` elsewhere would take it without a word.
-  for (const std::string& variable : node_variables_in(process_environment())) {
-    std::cerr << "pstwin launch: warning: " << variable
-              << " is for pstwin node; launch sets its nodes' options itself, so it is ignored\n";
-    ::unsetenv(variable.c_str());
+  // How the flags combine, before the scenario is read or any name resolved.
+  if (const std::string why = launch_flags_conflict(*vm); !why.empty()) {
+    std::cerr << "pstwin launch: " << why << "\n";
+    return 2;
   }
   auto scenario = load_scenario_from(*vm);
   if (!scenario) return 2;
@@ -90,21 +89,12 @@ int launch_command(const std::vector<std::string>& args) {
   auto runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/false);
   if (!runs) return 2;
   const std::string transport = (*vm)["transport"].as<std::string>();
-  if (transport != "zmq" && transport != "ucx" && transport != "inproc") {
-    std::cerr << "pstwin launch: --transport must be zmq, ucx or inproc, not '" << transport << "'\n";
-    return 2;
-  }
   // A signal stops the job through `stop` (see below). An in-process job's is taken before any
   // thread starts (a GPU's runtime starts some), so that none of them dies of the signal
   // instead; one that comes before the job starts stops it as it starts.
   net::StopRequest stop;
   std::optional<StopOnSignals> signals;
   if (transport == "inproc") signals.emplace(stop);
-  if (transport == "ucx" && !vm->count("insecure")) {
-    std::cerr << "pstwin launch: --transport ucx needs --insecure: UCX has no authentication, so it is "
-                 "for trusted networks only\n";
-    return 2;
-  }
   // Processes of their own, as over ZeroMQ: UCX carries only their data plane.
   const bool processes = transport == "zmq" || transport == "ucx";
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
@@ -134,10 +124,6 @@ int launch_command(const std::vector<std::string>& args) {
   if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
   s.insecure = vm->count("insecure") > 0;
   s.ucx = transport == "ucx";
-  if (s.insecure && vm->count("key-file")) {
-    std::cerr << "pstwin launch: --insecure and --key-file contradict each other; choose one\n";
-    return 2;
-  }
   if (vm->count("key-file")) s.key_file = fs::absolute((*vm)["key-file"].as<std::string>()).string();
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "launch");
   const auto stall_timeout_s = seconds_flag(*vm, "stall-timeout", "launch");
@@ -147,12 +133,6 @@ int launch_command(const std::vector<std::string>& args) {
   s.ssh_command = (*vm)["ssh-command"].as<std::string>();
   s.port = (*vm)["port"].as<std::uint16_t>();
   s.metrics_address = (*vm)["metrics-address"].as<std::string>();
-  // "none" asks for what a job in process has anyway (scripts pass it to every transport).
-  if (transport == "inproc" && !(*vm)["metrics-address"].defaulted() && s.metrics_address != "none") {
-    std::cerr << "pstwin launch: --metrics-address needs --transport zmq or ucx: a job in process serves no "
-                 "live metrics (give none, or leave the flag out)\n";
-    return 2;
-  }
   if (s.metrics_address != "none" && processes) {
     // The scheduler runs here (with a hostfile too): it must be able to serve there, said now
     // rather than after the nodes started.
@@ -178,18 +158,6 @@ int launch_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  // The flags of a job on other machines mean nothing without --hostfile: refused rather than
-  // ignored, since the user expects them to act.
-  for (const char* flag : {"scheduler-host", "ssh-command"})
-    if (vm->count(flag) && !(*vm)[flag].defaulted() && !vm->count("hostfile")) {
-      std::cerr << "pstwin launch: --" << flag << " needs --hostfile: without one every node runs on this machine "
-                << "and dials the scheduler on loopback\n";
-      return 2;
-    }
-  if (s.port != 0 && !processes) {
-    std::cerr << "pstwin launch: --port needs --transport zmq or ucx: a job in process listens nowhere\n";
-    return 2;
-  }
   if (s.port != 0 && processes) {
     // The scheduler listens there (every interface with a hostfile): a port in use is said now,
     // naming the flag, rather than by the scheduler once the job starts.
@@ -202,10 +170,6 @@ int launch_command(const std::vector<std::string>& args) {
   }
   try {
     if (vm->count("hostfile")) {
-      if (!processes) {
-        std::cerr << "pstwin launch: --hostfile needs --transport zmq or ucx\n";
-        return 2;
-      }
       s.hosts = read_hostfile((*vm)["hostfile"].as<std::string>());
       std::size_t roles = 0;
       for (const Scenario& run : runs->scenarios)
@@ -247,11 +211,20 @@ int launch_command(const std::vector<std::string>& args) {
   // read the data apart, so its size is read here from the data when the cheap look cannot
   // tell; a job in this process (or resumed) reads it whole just below anyway.
   const bool loads_data = transport == "inproc" || !s.resume.empty();
-  if (!check_runs_or_report(*vm, *scenario, /*read_whole=*/!loads_data)) return 2;
+  const auto checked = check_runs_or_report(*vm, *scenario, /*read_whole=*/!loads_data);
+  if (!checked) return 2;
+  std::vector<RunMemory> memory = checked->memory;
   if (loads_data) {
     runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/true);
     if (!runs) return 2;
+    memory = prepared_memory(*scenario, *runs);
   }
+  // Every node on this machine: a job larger than its memory is said (the estimate is a lower
+  // bound), as validate says it.
+  if (s.hosts.empty())
+    for (const RunMemory& m : memory)
+      if (const std::string warning = memory_warning(m, machine_memory_bytes()); !warning.empty())
+        std::cerr << "pstwin launch: " << warning << "\n";
   // A checkpoint that does not fit the job is bad input: said here, before any node starts.
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     if (s.resume.empty()) break;

@@ -1,10 +1,12 @@
 // pstwin: simulate parameter-server training (and, later, deploy it). See README.md.
 #include <signal.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,7 +35,37 @@ void usage(std::ostream& out) {
          "           check a scenario without running it\n"
          "  --version\n"
          "           pstwin's version and commit, and the SimGrid, ZeroMQ and CUDA versions\n\n"
-         "Run 'pstwin <command> --help' for a command's options.\n";
+         "Run 'pstwin <command> --help' or 'pstwin help <command>' for a command's options.\n";
+}
+/// The commands, as `pstwin help` names them.
+const std::vector<std::string> kCommands = {"simulate", "sweep",     "launch",   "node",
+                                            "keygen",   "calibrate", "validate", "version"};
+
+/// Runs `command` with `args`, or nullopt when there is no such command.
+std::optional<int> run_command(const std::string& command, const std::vector<std::string>& args) {
+  if (command == "simulate") return pstwin::cli::simulate_command(args);
+  if (command == "sweep") return pstwin::cli::sweep_command(args);
+  if (command == "validate") return pstwin::cli::validate_command(args);
+  if (command == "launch") return pstwin::cli::launch_command(args);
+  if (command == "node") return pstwin::cli::node_command(args);
+  if (command == "keygen") return pstwin::cli::keygen_command(args);
+  if (command == "calibrate") return pstwin::cli::calibrate_command(args);
+  return std::nullopt;
+}
+
+/// `pstwin help COMMAND`: the command's own --help (stdout, status 0); an unknown one is refused
+/// listing the commands (status 2).
+int help_command(const std::string& asked) {
+  if (asked == "version" || asked == "--version") {
+    std::cout << "usage: pstwin --version (or pstwin version)\n"
+                 "Prints pstwin's version and commit, and the SimGrid, ZeroMQ and CUDA versions.\n";
+    return 0;
+  }
+  if (const auto code = run_command(asked, {"--help"})) return *code;
+  std::cerr << "pstwin help: there is no command '" << asked << "'; the commands are";
+  for (const std::string& c : kCommands) std::cerr << " " << c;
+  std::cerr << "\n";
+  return 2;
 }
 }  // namespace
 
@@ -62,9 +94,18 @@ int main(int argc, char** argv) {
   for (const std::string& line : pstwin::cli::unknown_variable_warnings(pstwin::cli::process_environment(), &unknown))
     std::cerr << "pstwin: warning: " << line << "\n";
   for (const std::string& variable : unknown) ::unsetenv(variable.c_str());
-  if (command == "simulate") return pstwin::cli::simulate_command(args);
-  if (command == "sweep") return pstwin::cli::sweep_command(args);
-  if (command == "validate") return pstwin::cli::validate_command(args);
+  const bool is_help = command == "--help" || command == "-h" || command == "help";
+  if (is_help && args.size() == 1) return help_command(args[0]);
+  // A variable only `pstwin node` reads would be taken for a flag of this command (PSTWIN_OUT for
+  // --out) and silently not act: said, and not passed on to the processes this one starts
+  // (launch's nodes, which get their options from launch).
+  if (command != "node" && command != "version" &&
+      std::find(kCommands.begin(), kCommands.end(), command) != kCommands.end())
+    for (const std::string& variable : pstwin::cli::node_variables_in(pstwin::cli::process_environment())) {
+      std::cerr << "pstwin " << command << ": warning: " << pstwin::cli::node_variable_warning(command, variable)
+                << "\n";
+      ::unsetenv(variable.c_str());
+    }
   // The processes that move messages reuse large blocks rather than mmap each one anew.
   if (command == "launch" || command == "node") {
     const auto tuning = pstwin::cli::tune_allocator();
@@ -72,12 +113,13 @@ int main(int argc, char** argv) {
     // Said once: the nodes a launch starts do not see the variable glibc ignored anyway.
     for (const std::string& variable : tuning.malformed_variables) ::unsetenv(variable.c_str());
   }
-  if (command == "launch") return pstwin::cli::launch_command(args);
-  if (command == "node") return pstwin::cli::node_command(args);
-  if (command == "keygen") return pstwin::cli::keygen_command(args);
-  if (command == "calibrate") return pstwin::cli::calibrate_command(args);
-  if ((command == "--version" || command == "version" || command == "--help" || command == "-h" ||
-       command == "help") && !args.empty()) {
+  if (const auto code = run_command(command, args)) return *code;
+  if (is_help && args.size() > 1) {
+    std::cerr << "pstwin: " << command << " takes one command at most, got '" << args[0] << "' and '" << args[1]
+              << "'\n";
+    return 2;
+  }
+  if ((command == "--version" || command == "version") && !args.empty()) {
     std::cerr << "pstwin: " << command << " takes no arguments, got '" << args[0] << "'\n";
     return 2;
   }

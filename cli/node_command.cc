@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iostream>
 #include <optional>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/comparison.h"
@@ -18,6 +19,7 @@
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/output_probe.h"
+#include "cli/override_note.h"
 #include "cli/scenario_options.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
@@ -114,10 +116,11 @@ int node_command(const std::vector<std::string>& args) {
        "scheduler: serve live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
-  auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_");
+  std::set<std::string> from_environment;
+  auto vm = parse_args(args, desc, pos, kUsage, code, "PSTWIN_", &from_environment);
   if (!vm) return code;
   // What the user set: the flag, or the PSTWIN_ variable it came from.
-  const auto source = [&](const std::string& name) { return flag_source(args, name, "PSTWIN_"); };
+  const auto source = [&](const std::string& name) { return flag_source(from_environment, name, "PSTWIN_"); };
   for (const char* required : {"role", "scheduler"}) {
     if (!vm->count(required)) {
       std::cerr << "pstwin node: --" << required << " is required (or PSTWIN_"
@@ -125,7 +128,7 @@ int node_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  auto scenario = load_scenario_from(*vm, source("set"));
+  auto scenario = load_scenario_from(*vm, source("set"), source("scenario"));
   if (!scenario) return 2;
 
   net::NodeOptions options;
@@ -196,6 +199,38 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: " << e.what() << "\n";
     return 2;
   }
+  options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
+                                     : (scenario->output.dir.empty() ? "runs/" + scenario->name
+                                                                     : scenario->output.dir) +
+                                           "/" + variant->name;
+  if (vm->count("index")) {
+    const int index = (*vm)["index"].as<int>();
+    const std::uint32_t count = options.role == "server" ? scenario->cluster.servers
+                                                          : scenario->cluster.workers;
+    if (options.role == "scheduler" || index < 0 || static_cast<std::uint32_t>(index) >= count) {
+      std::cerr << "pstwin node: " << source("index") << " " << index << " does not name a " << options.role
+                << " of this scenario (it has " << count << ")\n";
+      return 2;
+    }
+    options.index = index;
+  }
+  options.rejoin = (*vm)["rejoin"].as<bool>();
+  if (options.rejoin && options.index < 0) {
+    std::cerr << "pstwin node: " << source("rejoin") << " needs --index (which node restarts)\n";
+    return 2;
+  }
+  // The last servers of a scenario with joins start off the ring: their process joins the running
+  // job. Whether --join names one the scenario declares is the scheduler's to say (it refuses).
+  const auto joins = std::count_if(scenario->failures.begin(), scenario->failures.end(),
+                                   [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; });
+  options.join = (*vm)["join"].as<bool>() ||
+                 (options.role == "server" && options.index >= static_cast<int>(scenario->cluster.servers - joins));
+  if (options.join && (options.role != "server" || options.index < 0)) {
+    std::cerr << "pstwin node: " << source("join") << " needs --role server and --index (which joining server this is)\n";
+    return 2;
+  }
+  // Names and addresses are tried once the flags are known to go together (a --rejoin without
+  // --index is said as such, not as a scheduler that does not resolve).
   // A job on loopback stays there, in the scheduler's address family; otherwise a node listens
   // on every interface, IPv4 and IPv6, and is dialled by its host name.
   const bool local = net::is_loopback_host(scheduler.host);
@@ -242,36 +277,6 @@ int node_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  options.out_dir = vm->count("out") ? (*vm)["out"].as<std::string>()
-                                     : (scenario->output.dir.empty() ? "runs/" + scenario->name
-                                                                     : scenario->output.dir) +
-                                           "/" + variant->name;
-  if (vm->count("index")) {
-    const int index = (*vm)["index"].as<int>();
-    const std::uint32_t count = options.role == "server" ? scenario->cluster.servers
-                                                          : scenario->cluster.workers;
-    if (options.role == "scheduler" || index < 0 || static_cast<std::uint32_t>(index) >= count) {
-      std::cerr << "pstwin node: " << source("index") << " " << index << " does not name a " << options.role
-                << " of this scenario (it has " << count << ")\n";
-      return 2;
-    }
-    options.index = index;
-  }
-  options.rejoin = (*vm)["rejoin"].as<bool>();
-  if (options.rejoin && options.index < 0) {
-    std::cerr << "pstwin node: " << source("rejoin") << " needs --index (which node restarts)\n";
-    return 2;
-  }
-  // The last servers of a scenario with joins start off the ring: their process joins the running
-  // job. Whether --join names one the scenario declares is the scheduler's to say (it refuses).
-  const auto joins = std::count_if(scenario->failures.begin(), scenario->failures.end(),
-                                   [](const FailureSpec& f) { return f.kind == FailureSpec::Kind::kJoin; });
-  options.join = (*vm)["join"].as<bool>() ||
-                 (options.role == "server" && options.index >= static_cast<int>(scenario->cluster.servers - joins));
-  if (options.join && (options.role != "server" || options.index < 0)) {
-    std::cerr << "pstwin node: " << source("join") << " needs --role server and --index (which joining server this is)\n";
-    return 2;
-  }
   if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {
     // Only the scheduler serves metrics, and it checks that it can before anything starts.
     try {
@@ -299,6 +304,10 @@ int node_command(const std::vector<std::string>& args) {
   }
   if (vm->count("checkpoint-dir")) {
     options.checkpoint_dir = (*vm)["checkpoint-dir"].as<std::string>();
+    if (options.checkpoint_dir.empty()) {
+      std::cerr << "pstwin node: " << source("checkpoint-dir") << " is empty: give a folder for the checkpoints\n";
+      return 2;
+    }
     // The scheduler and the servers write checkpoints minutes into the job: a folder that cannot
     // take them is said now, as calibrate tries its outputs (workers write none).
     if (options.role != "worker") {
@@ -315,6 +324,10 @@ int node_command(const std::vector<std::string>& args) {
   }
   if (vm->count("resume")) {
     options.resume_from = (*vm)["resume"].as<std::string>();
+    if (options.resume_from.empty()) {
+      std::cerr << "pstwin node: " << source("resume") << " is empty: give the checkpoint folder to resume from\n";
+      return 2;
+    }
     // The checkpoint is read once the job starts (the scheduler's, after every node registered):
     // a folder with nothing to resume from is the user's to fix, said now rather than then.
     if (const std::string why = nothing_to_resume(options.resume_from); !why.empty()) {
@@ -408,7 +421,12 @@ int node_command(const std::vector<std::string>& args) {
     print_final_table(options, *variant);
     return 2;
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin node (" << options.role << "): invalid scenario: " << e.what() << "\n";
+    std::cerr << "pstwin node (" << options.role << "): invalid scenario: " << e.what()
+              << override_note(overrides_of(vm->count("set") ? (*vm)["set"].as<std::vector<std::string>>()
+                                                             : std::vector<std::string>(),
+                                            source("set")),
+                               e.pointer())
+              << "\n";
     print_final_table(options, *variant);
     return 2;
   } catch (const std::exception& e) {

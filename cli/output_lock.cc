@@ -10,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/flag_source.h"
+
 namespace fs = std::filesystem;
 
 namespace pstwin::cli {
@@ -109,6 +111,8 @@ std::string enclosed_holder(const fs::path& dir, const std::string& out_flag) {
 std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::string& command,
                                            std::string& error, Scope scope, const std::string& out_flag) {
   std::error_code ec;
+  // A folder a variable gave is named with it: the user may never have typed --out.
+  const std::string origin = from_variable(out_flag);
   // Before the folder is made: a run refused here leaves nothing inside the holder's folder.
   const fs::path canonical = fs::weakly_canonical(fs::absolute(dir, ec), ec);
   if (const std::string enclosing = enclosing_holder(ec ? fs::path(dir) : canonical, out_flag); !enclosing.empty()) {
@@ -117,24 +121,24 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
   }
   fs::create_directories(dir, ec);
   if (ec) {
-    error = "cannot create output folder " + dir + ": " + ec.message();
+    error = "cannot create output folder " + dir + origin + ": " + ec.message();
     return std::nullopt;
   }
   const std::string path = dir + "/" + kLockName;
   // O_NOFOLLOW: a link planted at OUT/.pstwin.lock is refused, not written through.
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) {
-    error = errno == ELOOP ? "cannot open " + path +
+    error = errno == ELOOP ? "cannot open " + path + origin +
                                  ": it is a symbolic link; pstwin does not write through links, "
                                  "remove it"
-                           : "cannot open " + path + ": " + std::strerror(errno);
+                           : "cannot open " + path + origin + ": " + std::strerror(errno);
     return std::nullopt;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int why = errno;
     ::close(fd);
     if (why != EWOULDBLOCK) {
-      error = "cannot lock " + path + ": " + std::strerror(why);
+      error = "cannot lock " + path + origin + ": " + std::strerror(why);
       return std::nullopt;
     }
     // The holder wrote "PID COMMAND" once it had the lock; a run that is just starting may not
@@ -142,7 +146,7 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
     std::ifstream in(path);
     std::string pid, holder;
     in >> pid >> holder;
-    error = "output folder " + dir + " is in use by another run (" + holder_text(pid, holder) +
+    error = "output folder " + dir + origin + " is in use by another run (" + holder_text(pid, holder) +
             "); wait for it to end, or give this run another " + out_flag;
     return std::nullopt;
   }
@@ -150,7 +154,7 @@ std::optional<OutputLock> OutputLock::take(const std::string& dir, const std::st
   text << ::getpid() << ' ' << command << (scope == Scope::kFilesOnly ? std::string(" ") + kFilesOnly : "") << '\n';
   const std::string line = text.str();
   if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, line.data(), line.size(), 0) != static_cast<ssize_t>(line.size())) {
-    error = "cannot write " + path + ": " + std::strerror(errno);
+    error = "cannot write " + path + origin + ": " + std::strerror(errno);
     ::close(fd);
     return std::nullopt;
   }

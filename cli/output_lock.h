@@ -26,7 +26,8 @@ class OutputLock {
   /// folder and, when another run holds it (or a folder enclosing it, or one inside it), that
   /// folder and that run's pid and command. A run refused for an enclosing folder creates nothing.
   /// `out_flag` is what the advice tells the user to change ("give this run another --out"): the
-  /// flag, or the variable that gave the folder (PSTWIN_OUT).
+  /// flag, or the variable that gave the folder (PSTWIN_OUT), which every error then names after
+  /// the folder ("cannot create output folder /proc/nope (from PSTWIN_OUT): ...").
   static std::optional<OutputLock> take(const std::string& dir, const std::string& command,
                                         std::string& error, Scope scope = Scope::kFolderTree,
                                         const std::string& out_flag = "--out");

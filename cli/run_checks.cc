@@ -102,6 +102,8 @@ RunChecks check_runs(const Scenario& scenario, bool read_whole, RunCheckCache& c
     return model_keys(*model_for_shape(run, *shape->second));
   };
   check_runs_fit_their_models(scenario, keys_of);
+  for (std::size_t i = 0; i < scenario.consistency.size(); ++i)
+    if (const auto keys = keys_of(scenario_for_variant(scenario, i))) out.memory.push_back(run_memory(scenario, i, *keys));
   if (scenario.model.type != "synthetic")
     if (const auto keys = keys_of(scenario)) add_once(out.checked, model_line(scenario, *keys));
   return out;

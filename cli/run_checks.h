@@ -11,6 +11,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/memory_fit.h"
 #include "runtime/data_check.h"
 #include "runtime/scenario/scenario.h"
 
@@ -20,6 +21,8 @@ namespace pstwin::cli {
 struct RunChecks {
   std::vector<std::string> checked;
   std::vector<std::string> not_checked;
+  /// Each variant's memory (cli/memory_fit.h), by variant, for those whose model's size is known.
+  std::vector<RunMemory> memory;
 };
 
 /// A data file of a run is bad. what() is data_error_line's text without its "pstwin: ", and
@@ -43,7 +46,8 @@ struct RunCheckCache {
 /// when that cannot tell (a LIBSVM or ratings file over 1 MiB), from the data read whole
 /// (read_model_shape), once per data set, which `checked` then says in place of what the cheap
 /// look left unchecked; without it such a run's size is left for the job and said in
-/// `not_checked`. Throws ScenarioError, moved into the variant that caused it
+/// `not_checked`. Each variant whose model's size is then known gets its memory
+/// (run_memory). Throws ScenarioError, moved into the variant that caused it
 /// (throw_in_variant), or RunDataError.
 RunChecks check_runs(const Scenario& scenario, bool read_whole, RunCheckCache& cache);
 

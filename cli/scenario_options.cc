@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 #include "cli/environment_switches.h"
+#include "cli/flag_source.h"
 #include "cli/flag_values.h"
+#include "cli/override_note.h"
 #include "runtime/errors.h"
 #include "runtime/model_size_checks.h"
 
@@ -27,14 +30,16 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
                                             const po::options_description& desc,
                                             const po::positional_options_description& pos,
                                             const std::string& usage, int& exit_code,
-                                            const std::string& env_prefix) {
+                                            const std::string& env_prefix,
+                                            std::set<std::string>* from_environment) {
   po::variables_map vm;
   try {
     po::parsed_options given = po::command_line_parser(args).options(desc).positional(pos).run();
     check_integer_values(given, desc);
     po::store(given, vm);
     if (!env_prefix.empty()) {
-      po::parsed_options from_environment =
+      std::vector<std::string> empty;  // variables set to ""
+      po::parsed_options environment =
           po::parse_environment(desc, [&](const std::string& var) -> std::string {
             if (var.rfind(env_prefix, 0) != 0) return "";
             std::string name = var.substr(env_prefix.size());
@@ -42,11 +47,20 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
             // Switches take no value: store_environment_switches reads their variables.
             const auto* option = desc.find_nothrow(name, false);
             if (!option || option->semantic()->max_tokens() == 0) return "";
+            // Set but empty (README, "Environment variables"): a list's (PSTWIN_SET) gives none;
+            // any other is refused, as a value read as "" would be misread (a folder "", a
+            // checkpoint "no such folder").
+            if (const char* value = std::getenv(var.c_str()); value != nullptr && *value == '\0') {
+              if (!option->semantic()->is_composing()) empty.push_back(var);
+              return "";
+            }
             return name;
           });
-      check_integer_values(from_environment, desc, env_prefix);
-      store_environment(from_environment, vm, env_prefix);
-      store_environment_switches(desc, vm, env_prefix);
+      if (!empty.empty())
+        throw po::error(empty.front() + " is set but empty: give it a value, or unset it");
+      check_integer_values(environment, desc, env_prefix);
+      store_environment(environment, vm, env_prefix, from_environment);
+      store_environment_switches(desc, vm, env_prefix, from_environment);
     }
     if (vm.count("help")) {
       std::cout << usage << "\n" << desc;
@@ -55,6 +69,12 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
     }
     po::notify(vm);
   } catch (const po::error& e) {
+    std::string what = e.what();
+    // Boost names the positional scenario by its option, which the user may never have seen.
+    if (const auto* missing = dynamic_cast<const po::required_option*>(&e);
+        missing != nullptr && missing->get_option_name() == "--scenario")
+      what = "no scenario given: give SCENARIO.json after the command, or --scenario SCENARIO.json" +
+             (env_prefix.empty() ? std::string() : ", or set " + variable_of(env_prefix, "scenario"));
     // The error and the synopsis (the "usage:" line and its indented continuations), not every
     // option: the mistake should be the first thing the user reads.
     std::string synopsis;
@@ -65,7 +85,7 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
       synopsis += (at ? "\n" : "") + line;
       at = end + 1;
     }
-    std::cerr << "pstwin: " << e.what() << "\n" << synopsis << "\n";
+    std::cerr << "pstwin: " << what << "\n" << synopsis << "\n";
     const auto words = synopsis.find("pstwin ");
     if (words != std::string::npos) {
       const std::string command = synopsis.substr(words, synopsis.find(' ', words + 7) - words);
@@ -77,23 +97,8 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
   return vm;
 }
 
-namespace {
-
-/// " (the value of --set P=V)" when the scenario error at `pointer` is at or under a --set
-/// pointer, so the user looks at the command line (or `set_flag`, the variable) and not at the
-/// file; else "".
-std::string set_origin(const std::vector<std::string>& sets, const std::string& pointer, const std::string& set_flag) {
-  for (auto it = sets.rbegin(); it != sets.rend(); ++it) {  // the last --set of a pointer wins
-    const std::string set_pointer = it->substr(0, it->find('='));
-    if (pointer == set_pointer || pointer.rfind(set_pointer + "/", 0) == 0)
-      return " (the value of " + set_flag + (set_flag == "--set" ? " " : "=") + *it + ")";
-  }
-  return "";
-}
-
-}  // namespace
-
-std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e, const std::string& set_flag) {
+std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e, const std::string& set_flag,
+                                const std::string& scenario_flag) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   std::string what = e.what();
@@ -102,11 +107,12 @@ std::string scenario_error_line(const po::variables_map& vm, const ScenarioError
   if (set_flag != "--set")
     for (std::size_t at = 0; (at = what.find("--set '", at)) != std::string::npos; at += set_flag.size() + 2)
       what.replace(at, 7, set_flag + "='");
-  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + ": " + what +
-         set_origin(sets, e.pointer(), set_flag);
+  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + from_variable(scenario_flag) + ": " + what +
+         override_note(overrides_of(sets, set_flag), e.pointer());
 }
 
-std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const std::string& set_flag) {
+std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const std::string& set_flag,
+                                           const std::string& scenario_flag) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   try {
@@ -117,7 +123,7 @@ std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const st
     check_runs_fit_their_models(scenario, synthetic_model_keys);
     return scenario;
   } catch (const ScenarioError& e) {
-    std::cerr << scenario_error_line(vm, e, set_flag) << "\n";
+    std::cerr << scenario_error_line(vm, e, set_flag, scenario_flag) << "\n";
     return std::nullopt;
   }
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,25 +23,32 @@ void add_scenario_options(boost::program_options::options_description& desc,
 /// With `env_prefix` set (e.g. "PSTWIN_"), options missing from the command line are also read
 /// from environment variables named PREFIX + the option in upper case with '-' as '_'
 /// (--connect-timeout: PSTWIN_CONNECT_TIMEOUT), switches too (PSTWIN_QUIET=1; values as
-/// cli/environment_switches.h takes them). The command line wins.
+/// cli/environment_switches.h takes them). The command line wins. A variable set but empty is
+/// refused naming it ("PSTWIN_RESUME is set but empty: give it a value, or unset it"), but for a
+/// switch's (off) and a list's (PSTWIN_SET: none given). `from_environment`, when given, gets the
+/// options whose value came from a variable, for errors to name it. A missing scenario is said
+/// both ways it can be given (SCENARIO.json, --scenario; and the variable with `env_prefix`).
 std::optional<boost::program_options::variables_map> parse_args(
     const std::vector<std::string>& args, const boost::program_options::options_description& desc,
     const boost::program_options::positional_options_description& pos, const std::string& usage,
-    int& exit_code, const std::string& env_prefix = "");
+    int& exit_code, const std::string& env_prefix = "", std::set<std::string>* from_environment = nullptr);
 
 /// The line that reports `e`, an error in the scenario named by the parsed options: "pstwin:
 /// invalid scenario FILE: /pointer: message", with " (the value of --set P=V)" when the pointer
-/// is at or under a --set pointer; `set_flag` names where the overrides came from instead of
-/// --set ("PSTWIN_SET", for a node that read them from its environment: flag_source).
+/// is at or under a --set pointer (override_note); `set_flag` names where the overrides came from
+/// instead of --set ("PSTWIN_SET", for a node that read them from its environment: flag_source),
+/// and `scenario_flag` where the file's name did (" (from PSTWIN_SCENARIO)" after it when a
+/// variable: from_variable).
 std::string scenario_error_line(const boost::program_options::variables_map& vm, const ScenarioError& e,
-                                const std::string& set_flag = "--set");
+                                const std::string& set_flag = "--set", const std::string& scenario_flag = "");
 
 /// Loads the scenario named by the parsed options and checks each run of a synthetic model
 /// against its size, and each run's target (check_runs_fit_their_models), printing a
-/// ScenarioError to stderr (scenario_error_line, naming `set_flag`) and returning nullopt on bad
+/// ScenarioError to stderr (scenario_error_line, naming `set_flag` and `scenario_flag`) and returning nullopt on bad
 /// input.
 std::optional<Scenario> load_scenario_from(const boost::program_options::variables_map& vm,
-                                           const std::string& set_flag = "--set");
+                                           const std::string& set_flag = "--set",
+                                           const std::string& scenario_flag = "");
 
 /// The seconds of flag `name` ("connect-timeout") in `vm`. REQUIRES the flag has a value (a
 /// default). Prints "pstwin COMMAND: --NAME must be a positive, finite number of seconds, got X"

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/override_note.h"
 #include "sim/simgrid_options.h"
 
 namespace po = boost::program_options;
@@ -32,8 +33,12 @@ bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {
     if (i < from_env)
       std::cerr << "pstwin: PSTWIN_SIMGRID_CFG: " << all[i] << ": " << why << "\n";
     else if (i < from_scenario)
-      std::cerr << "pstwin: invalid scenario " << vm["scenario"].as<std::string>()
-                << ": /simulation/cfg/" << (i - from_env) << ": " << why << "\n";
+      std::cerr << "pstwin: invalid scenario " << vm["scenario"].as<std::string>() << ": /simulation/cfg/"
+                << (i - from_env) << ": " << why
+                << override_note(overrides_of(vm.count("set") ? vm["set"].as<std::vector<std::string>>()
+                                                              : std::vector<std::string>()),
+                                 "/simulation/cfg/" + std::to_string(i - from_env))
+                << "\n";
     else
       std::cerr << "pstwin: --cfg=" << all[i] << ": " << why << "\n";
   }

@@ -8,6 +8,7 @@
 #include "cli/comparison.h"
 #include "cli/device_option.h"
 #include "cli/flag_values.h"
+#include "cli/memory_fit.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/run_checks.h"
@@ -83,6 +84,15 @@ int simulate_command(const std::vector<std::string>& args) {
   // Data is read once here per distinct data set; the children share it copy-on-write after fork.
   const auto runs = resolve_variants_or_report(*vm, *scenario, /*load_data=*/true);
   if (!runs) return 2;
+  // Every variant's job lives in one process, up to --jobs of them at once: one that cannot fit
+  // in this machine's memory is refused now, not found by the kernel's OOM killer mid-run.
+  if (const std::string why = memory_refusal(prepared_memory(*scenario, *runs),
+                                             std::min<unsigned>(jobs, static_cast<unsigned>(runs->scenarios.size())),
+                                             machine_memory_bytes());
+      !why.empty()) {
+    std::cerr << "pstwin simulate: " << why << "\n";
+    return 2;
+  }
   if (const std::string why = out_overwrites_input(out, shown_out(vm->count("out") > 0, out), OutKind::kFolder,
                                                    {{"the scenario", (*vm)["scenario"].as<std::string>()}});
       !why.empty()) {

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/flag_values.h"
+#include "cli/memory_fit.h"
 #include "cli/output_lock.h"
 #include "cli/output_over_input.h"
 #include "cli/scenario_options.h"
@@ -159,6 +160,23 @@ int sweep_command(const std::vector<std::string>& args) {
       to_run.push_back(i);
       labels.push_back(plan.settings[plan.runs[i].setting].folder + "/" + plan.runs[i].variant_name);
     }
+  // Each run's job lives in one process, up to --jobs at once: one that cannot fit in this
+  // machine's memory is refused before any starts.
+  std::vector<RunMemory> memory;
+  for (const std::size_t i : to_run) {
+    const SweepRun& run = plan.runs[i];
+    const auto& known = plan.settings[run.setting].memory;
+    if (run.variant >= known.size()) continue;
+    memory.push_back(known[run.variant]);
+    memory.back().run = plan.settings[run.setting].folder + "/" + run.variant_name;  // as its folder
+  }
+  if (const std::string why = memory_refusal(memory, std::min<unsigned>(jobs, static_cast<unsigned>(to_run.size())),
+                                             machine_memory_bytes());
+      !why.empty()) {
+    std::cerr << "pstwin sweep: " << why << "\n";
+    if (!folder_was_there) std::filesystem::remove_all(out, ec);
+    return 2;
+  }
   // SimGrid's options (PSTWIN_SIMGRID_CFG, the scenario's, --cfg), checked before anything runs.
   for (SweepSetting& setting : plan.settings)
     if (!take_simgrid_options(*vm, setting.scenario)) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli/override_note.h"
 #include "cli/run_checks.h"
 #include "cli/sweep_variants.h"
 #include "runtime/errors.h"
@@ -56,15 +57,20 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
   try {
     base_seed = load_scenario(scenario_path, overrides).seed;
   } catch (const ScenarioError& e) {
-    throw SweepPlanError("invalid scenario " + scenario_path + ": " + e.what());
+    throw SweepPlanError("invalid scenario " + scenario_path + ": " + e.what() +
+                         override_note(overrides_of(overrides), e.pointer()));
   }
   std::map<std::string, std::size_t> folders;
   RunCheckCache checks;  // the points mostly share their data: each is read once
   for (std::size_t p = 0; p < plan.points.size(); ++p) {
     for (unsigned k = 0; k < seeds; ++k) {
       std::vector<std::string> sets = overrides;
-      for (std::size_t a = 0; a < axes.size(); ++a)
+      // What the user gave, for the note on an error: --set, then this point's --grid values.
+      std::vector<ScenarioOverride> given = overrides_of(overrides);
+      for (std::size_t a = 0; a < axes.size(); ++a) {
         sets.push_back(axes[a].pointer + "=" + plan.points[p].values[a]);
+        given.push_back({"--grid", sets.back()});
+      }
       if (seeds > 1) sets.push_back("/seed=" + std::to_string(base_seed + k));
       SweepSetting setting;
       setting.point = p;
@@ -74,9 +80,10 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
         // As validate, simulate and launch do, for every grid point before any runs (sweep_plan.h):
         // a model's size that only the whole data tells is read here, once per data set, since
         // no run reads the data before its own child starts.
-        (void)check_runs(setting.scenario, /*read_whole=*/true, checks);
+        setting.memory = check_runs(setting.scenario, /*read_whole=*/true, checks).memory;
       } catch (const ScenarioError& e) {
-        throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what());
+        throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what() +
+                             override_note(given, e.pointer()));
       } catch (const RunDataError& e) {
         throw SweepPlanError("at " + where + ": " + e.what());
       }

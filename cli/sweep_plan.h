@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/memory_fit.h"
 #include "cli/sweep_grid.h"
 #include "runtime/scenario/scenario.h"
 
@@ -34,6 +35,7 @@ struct SweepSetting {
   unsigned long long seed = 0;    ///< the scenario's seed at this setting
   std::string folder;             ///< point_folder_name(...)
   Scenario scenario;
+  std::vector<RunMemory> memory;  ///< by variant (check_runs)
 };
 
 /// The whole sweep.
@@ -47,8 +49,10 @@ struct SweepPlan {
 /// Builds the plan of `scenario_path` with the --set `overrides`, then for each grid point the
 /// axes' values as more overrides, then (when seeds > 1) "/seed=S" for S = the scenario's seed
 /// + 0..seeds-1. Loads every setting's scenario before anything runs. Runs go in
-/// OUT/<point_folder_name>/<variant>. Throws SweepPlanError "invalid scenario FILE at
-/// <folder>: /pointer: what" for a value the scenario refuses (a pointer it does not have
+/// OUT/<point_folder_name>/<variant>, each setting with its variants' memory (check_runs).
+/// Throws SweepPlanError "invalid scenario FILE at <folder>: /pointer: what", with
+/// override_note's " (the value of --set P=V)" or " (the value of --grid P=V)" when an override
+/// put the value there, for a value the scenario refuses (a pointer it does not have
 /// included; what check_runs finds: the data as far as that is cheap, a model too large for the
 /// wire or its servers), "at <folder>: bad data ..." for a data file check_runs refuses, and
 /// for a run folder whose summary.json records other settings (naming the first differing

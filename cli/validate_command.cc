@@ -2,6 +2,7 @@
 
 #include "cli/commands.h"
 #include "cli/launch_failures.h"
+#include "cli/memory_fit.h"
 #include "cli/run_checks.h"
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
@@ -74,6 +75,14 @@ int validate_command(const std::vector<std::string>& args) {
                     << (value.is_null() ? std::string("(removed)") : value.dump()) << "\n";
   for (const std::string& line : data->checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data->not_checked) std::cout << "not checked: " << line << "\n";
+  // What each variant's model needs in memory; a job larger than this machine is said, not refused
+  // (a launch over a hostfile spreads it), though simulate and sweep refuse it.
+  const std::uint64_t machine = machine_memory_bytes();
+  for (const RunMemory& m : data->memory) {
+    std::cout << memory_line(m) << "\n";
+    if (const std::string warning = memory_warning(m, machine); !warning.empty())
+      std::cerr << "pstwin validate: " << warning << "\n";
+  }
   std::cout << failure_notes(*scenario);
   return 0;
 }

@@ -97,12 +97,16 @@ TEST(NodeBind, TheSchedulerListensWhereBindSays) {
 TEST(NodeBind, LaunchRefusesAPortInUseAndASchedulerHostThatIsNoHost) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", endless_job());
-  auto r = run_pstwin("launch " + dir + "/s.json --insecure --scheduler-host head-node:5570 --out " + dir + "/out");
+  // With a hostfile, as the flag needs one (without, that is said first: FlagOrder).
+  std::ofstream(dir + "/hosts") << "localhost slots=4\n";
+  const std::string hosts = " --hostfile " + dir + "/hosts";
+  auto r = run_pstwin("launch " + dir + "/s.json --insecure --scheduler-host head-node:5570 --out " + dir + "/out" +
+                      hosts);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("pstwin launch: --scheduler-host 'head-node:5570': a port ('5570') does not belong there"),
             std::string::npos)
       << r.output;
-  r = run_pstwin("launch " + dir + "/s.json --insecure --scheduler-host '*' --out " + dir + "/out");
+  r = run_pstwin("launch " + dir + "/s.json --insecure --scheduler-host '*' --out " + dir + "/out" + hosts);
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("pstwin launch: --scheduler-host '*': * names no machine to dial"), std::string::npos)
       << r.output;

@@ -110,10 +110,16 @@ TEST(CommandLine, AnUnknownFlagShowsTheSynopsisAndWhereTheRestIs) {
 }
 
 TEST(CommandLine, VersionAndHelpTakeNoArguments) {
-  for (const char* command : {"--version", "version", "--help", "help"}) {
+  for (const char* command : {"--version", "version"}) {
     const auto r = run_pstwin(std::string(command) + " --bogus");
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
     EXPECT_NE(r.output.find("takes no arguments, got '--bogus'"), std::string::npos) << r.output;
+  }
+  // help takes a command (HelpCommand), and says when it is none.
+  for (const char* command : {"--help", "help"}) {
+    const auto r = run_pstwin(std::string(command) + " --bogus");
+    EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("there is no command '--bogus'"), std::string::npos) << r.output;
   }
 }
 

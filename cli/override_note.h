@@ -1,0 +1,26 @@
+// Where a bad scenario value came from when the user gave it on the command line (--set, a
+// sweep's --grid) or in PSTWIN_SET, not in the file: the one note every command's scenario
+// errors carry, so the user looks where the value is.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pstwin::cli {
+
+/// An override of a scenario value, as the user gave it.
+struct ScenarioOverride {
+  std::string flag;  ///< "--set", "--grid" or "PSTWIN_SET"
+  std::string text;  ///< "/json/pointer=value"
+};
+
+/// `sets` ("/json/pointer=value" each), all given by `flag`.
+std::vector<ScenarioOverride> overrides_of(const std::vector<std::string>& sets, const std::string& flag = "--set");
+
+/// " (the value of --set /cluster/workers=0)", " (the value of PSTWIN_SET=/cluster/workers=0)"
+/// (a variable is written as it is assigned), " (the value of --grid /cluster/workers=0)", when
+/// `pointer`, where a scenario error is, is at or under an override's pointer (the last such
+/// override, as the last one applied wins); else "".
+std::string override_note(const std::vector<ScenarioOverride>& overrides, const std::string& pointer);
+
+}  // namespace pstwin::cli
