@@ -6,7 +6,7 @@
 #include <string>
 
 #include "runtime/errors.h"
-#include "runtime/output/late_stop.h"
+#include "runtime/roles/late_stop_note.h"
 #include "runtime/roles/scheduler.h"
 
 namespace pstwin {
