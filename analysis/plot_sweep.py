@@ -10,7 +10,8 @@ three panels against P's values, one line per variant (colour) and, when other p
 swept too, one line style per combination of their values. With several seeds a point is the
 mean over its seeds and a band spans their minimum to maximum. A run whose target was not
 reached has no time to target: such points are drawn as an x at the top of the first panel.
-Runs that failed are left out (and counted in the title). The paths written are printed;
+Runs that failed, and runs stopped by a signal (status "stopped": their figures are
+those reached at the stop, not final ones), are left out and counted in the title. The paths written are printed;
 a DIR without a readable sweep.csv is an error (exit 2).
 
 Needs only matplotlib and pandas; runs with Debian's /usr/bin/python3.
@@ -32,6 +33,8 @@ from plot_style import color_of, legend_below, plt, save
 
 FIXED_COLUMNS = ["seed", "variant", "mode", "metric", "target_metric", "time_to_target_s",
                  "final_test_metric", "bytes_sent", "sim_time_s", "wall_time_s", "status", "run"]
+# Statuses whose figures are not a run's final ones, and how the title counts them.
+LEFT_OUT = {"FAILED": "failed", "stopped": "stopped"}
 LINE_STYLES = ["-", "--", ":", "-."]
 MARKERS = ["o", "s", "^", "D", "v", "P"]
 
@@ -84,7 +87,7 @@ def panel_specs(table):
 
 def plot_pointer(table, pointers, pointer, scenario, outpath):
     """The three panels against `pointer`, one line per variant and other pointers' values."""
-    ok = table[table["status"] != "FAILED"]
+    ok = table[~table["status"].isin(list(LEFT_OUT))]
     positions, numeric = axis_positions(list(table[pointer]))
     others = [p for p in pointers if p != pointer]
     combos = list(product(*[list(dict.fromkeys(table[p])) for p in others])) if others else [()]
@@ -140,10 +143,12 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
             ax.set_ylim(0, 1)
             ax.text(0.5, 0.5, "no run reached the target" if col == "time_to_target_s" else "no values",
                     transform=ax.transAxes, ha="center", va="center", color="gray")
-    failed = int((table["status"] == "FAILED").sum())
     seeds_text = f"mean of {seeds} seeds" if seeds > 1 else "one seed"
     title = f"{scenario}: sweep over {pointer} ({seeds_text}"
-    title += f"; {failed} failed run{'s' if failed != 1 else ''} left out)" if failed else ")"
+    left_out = [f"{n} {word} run{'s' if n != 1 else ''}"
+                for n, word in ((int((table["status"] == status).sum()), word)
+                                for status, word in LEFT_OUT.items()) if n]
+    title += f"; {' and '.join(left_out)} left out)" if left_out else ")"
     fig.suptitle(title)
     legend_below(fig, legend_entries(variants, others, combos, seeds, extras), ncol=8)
     return save(fig, outpath)

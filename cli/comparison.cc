@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/run_status.h"
 #include "runtime/output/atomic_file.h"
 #include "runtime/count_text.h"
 
@@ -25,10 +26,19 @@ std::string format_field(const nlohmann::json& s, const std::string& key, bool f
   return buf;
 }
 
-std::string status_of(const nlohmann::json& s) {
-  if (!s.value("completed", false)) return "FAILED";
-  if (s.value("diverged", false)) return "DIVERGED";
-  return "ok";
+/// The metric column's title: final values unless a run was stopped, whose value is the one it
+/// reached (a trial's all-stopped table read "final test metric").
+std::string metric_title(const std::vector<nlohmann::json>& summaries) {
+  std::string metric = "metric";
+  for (const auto& s : summaries)
+    if (s.contains("metric") && s["metric"].is_string()) metric = s["metric"].get<std::string>();
+  bool any_completed = false, any_stopped = false;
+  for (const auto& s : summaries) {
+    any_completed = any_completed || s.value("completed", false);
+    any_stopped = any_stopped || was_stopped(s);
+  }
+  if (!any_stopped) return "final test " + metric;
+  return any_completed ? "last test " + metric : "test " + metric + " at stop";
 }
 
 }  // namespace
@@ -50,7 +60,7 @@ void write_comparison_csv(const std::string& path, const std::vector<nlohmann::j
   for (const auto& s : summaries) {
     for (std::size_t i = 0; i < cols.size(); ++i)
       out << (i ? "," : "") << format_field(s, cols[i], true);
-    out << ',' << status_of(s) << '\n';
+    out << ',' << run_status(s) << '\n';
   }
   write_file_atomically(path, out.str());
 }
@@ -58,17 +68,13 @@ void write_comparison_csv(const std::string& path, const std::vector<nlohmann::j
 void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries) {
   // The table leaves out the hash and bytes (they are in comparison.csv) to fit a terminal. The
   // metric column is named after the model's metric ("final test rmse") when a summary says it.
-  std::string metric_title = "final test metric";
-  for (const auto& s : summaries)
-    if (s.contains("metric") && s["metric"].is_string())
-      metric_title = "final test " + s["metric"].get<std::string>();
   // Launched runs measure their job time by the wall clock, not in simulated seconds.
   std::string time_title = "sim time (s)";
   for (const auto& s : summaries)
     if (s.value("environment", "simulated") != "simulated") time_title = "job time (s)";
   const std::vector<std::pair<std::string, std::string>> shown = {
       {"variant", "variant"},         {"time_to_target_s", "time to target (s)"},
-      {"final_test_metric", metric_title}, {"updates", "updates"},
+      {"final_test_metric", metric_title(summaries)}, {"updates", "updates"},
       {"staleness_mean", "staleness mean"}, {"staleness_max", "max"},
       {"sim_time_s", time_title},       {"wall_time_s", "wall (s)"},
       {"time_lost_s", "time lost (s)"}, {"stop_reason", "stopped by"}};
@@ -80,7 +86,7 @@ void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>
   for (const auto& s : summaries) {
     std::vector<std::string> row;
     for (const auto& [key, title] : shown) row.push_back(format_field(s, key, false));
-    row.push_back(status_of(s));
+    row.push_back(run_status_text(s));
     cells.push_back(row);
   }
   std::vector<std::size_t> width(header.size(), 0);
@@ -90,7 +96,9 @@ void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>
     for (std::size_t i = 0; i < cells[r].size(); ++i) {
       const auto& c = cells[r][i];
       // Names left-aligned, figures right-aligned.
-      if (i == 0 || i + 1 == cells[r].size())
+      if (i + 1 == cells[r].size())
+        out << c;  // the status, last: no padding after it
+      else if (i == 0)
         out << c << std::string(width[i] - c.size(), ' ');
       else
         out << std::string(width[i] - c.size(), ' ') << c;

@@ -14,8 +14,10 @@ namespace pstwin::cli {
 /// Columns, in order, of comparison.csv and the printed table.
 const std::vector<std::string>& comparison_columns();
 
-/// Writes comparison.csv: a header of comparison_columns(), then one row per summary (as written
-/// to summary.json); null figures are empty fields. Throws std::runtime_error if it cannot write.
+/// Writes comparison.csv: a header of comparison_columns() and "status", then one row per summary
+/// (as written to summary.json); null figures are empty fields, status is run_status ("ok",
+/// "DIVERGED", "stopped", "FAILED"; cli/run_status.h). Throws std::runtime_error if it cannot
+/// write.
 void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries);
 
 /// Reads OUT/<name>/summary.json for each variant (a missing or unreadable one, or a non-zero
@@ -25,7 +27,9 @@ int report_comparison(const Scenario& scenario, const std::string& out,
                       const std::vector<std::string>& names, const std::vector<int>& exit_codes);
 
 /// Prints an aligned table of the same figures; "-" for figures that are null (e.g. a target
-/// not reached), "FAILED"/"DIVERGED" in the status column.
+/// not reached), run_status_text in the status column ("stopped (SIGINT) at 62%"). The metric
+/// column reads "final test accuracy" when no run was stopped, "test accuracy at stop" when some
+/// were and none completed, else "last test accuracy".
 void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries);
 
 }  // namespace pstwin::cli

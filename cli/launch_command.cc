@@ -335,7 +335,8 @@ int launch_command(const std::vector<std::string>& args) {
     // As simulate: every variant not started says why, and the comparison covers them all.
     try {
       const auto not_run = mark_variants_not_run(runs->scenarios, names.size(), out,
-                                                 "the job was " + *stopped + " before it started");
+                                                 "the job was " + *stopped + " before it started",
+                                                 stop.signal_name());
       names.insert(names.end(), not_run.begin(), not_run.end());
     } catch (const std::exception& e) {
       std::cerr << "pstwin launch: " << e.what() << "\n";

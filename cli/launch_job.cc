@@ -98,7 +98,8 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
       write_missing_summary(dir, variant,
                             (stopped ? "the job was " + *stopped + " before the scheduler started listening"
                                      : std::string("the scheduler did not start listening")) +
-                                " (it " + end.text() + ")");
+                                " (it " + end.text() + ")",
+                            stopped ? s.stop->signal_name() : "");
     return end.ok() ? 1 : end.shell_status();
   }
   // Its scheduler runs --quiet: the live metrics' URL (written before the endpoint) is said here.
@@ -238,7 +239,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     } else if (first == 0) {
       reason += "; it was the first node to end";
     }
-    write_missing_summary(dir, variant, reason);
+    write_missing_summary(dir, variant, reason, stopped ? s.stop->signal_name() : "");
   } else if (lost) {
     record_job_lost(dir, scenario, lost->node, lost->end, lost->why);
   }

@@ -41,18 +41,21 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
 }
 
 void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
-                           const std::string& reason) {
-  write_summary(dir, unfinished_summary(variant, "zmq", reason));
+                           const std::string& reason, const std::string& stopped_by) {
+  write_summary(dir, unfinished_summary(variant, "zmq", reason, stopped_by));
 }
 
 std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
-                                               const std::string& out, const std::string& reason) {
+                                               const std::string& out, const std::string& reason,
+                                               const std::string& stopped_by) {
   std::vector<std::string> names;
   for (std::size_t i = first; i < runs.size(); ++i) {
     const ConsistencyVariant& variant = runs[i].consistency.front();
     const std::string dir = out + "/" + variant.name;
     fs::create_directories(dir);
-    write_missing_summary(dir, variant, reason);
+    auto summary = unfinished_summary(variant, "zmq", reason, stopped_by);
+    summary["started"] = false;
+    write_summary(dir, summary);
     names.push_back(variant.name);
   }
   return names;

@@ -28,18 +28,21 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
 
 /// Writes DIR/summary.json for a variant whose scheduler ended without writing one (killed, or
 /// it could not start): completed false and `reason`, so that every variant folder says how it
-/// ended. Throws std::runtime_error naming the path when it cannot write.
+/// ended; `stopped_by` ("SIGINT") when the launch was stopped by that signal (its stop_reason,
+/// unfinished_summary). Throws std::runtime_error naming the path when it cannot write.
 void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
-                           const std::string& reason);
+                           const std::string& reason, const std::string& stopped_by = "");
 
 /// For the variants of `runs` (one scenario per variant, as VariantRuns::scenarios) from index
 /// `first` on, which launch does not run (`reason`: why, e.g. "not run: variant bsp's job found
 /// that --transport ucx cannot work on this machine, so launch stopped there", or "the job was
-/// stopped by SIGINT before it started"): writes OUT/<variant>/summary.json with completed false
-/// and that reason (so that no earlier run's summary stands in for it) and returns their names,
-/// in order. Throws std::runtime_error naming the path when it cannot write.
+/// stopped by SIGINT before it started"): writes OUT/<variant>/summary.json with completed false,
+/// "started" false and that reason (so that no earlier run's summary stands in for it; `stopped_by` as for
+/// write_missing_summary) and returns their names, in order. Throws std::runtime_error naming
+/// the path when it cannot write.
 std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
-                                               const std::string& out, const std::string& reason);
+                                               const std::string& out, const std::string& reason,
+                                               const std::string& stopped_by = "");
 
 /// DIR/summary.json, or an empty object when it is missing or unreadable.
 nlohmann::json summary_in(const std::string& dir);

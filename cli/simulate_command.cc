@@ -15,6 +15,7 @@
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/stop_signals.h"
+#include "cli/stopped_summary.h"
 #include "cli/variant_processes.h"
 #include "runtime/count_text.h"
 #include "runtime/errors.h"
@@ -146,10 +147,12 @@ int simulate_command(const std::vector<std::string>& args) {
     if (status[i].pid > 0 && status[i].exit_code != 0) tidy_variant_folder(dir, status[i].pid);
     if (exit_codes.back() != 0 && !std::filesystem::exists(dir + "/summary.json")) {
       std::filesystem::create_directories(dir, ec);
-      write_summary(dir, unfinished_summary(scenario->consistency[i], "simulated",
-                                            status[i].stopped
-                                                ? stopped_variant_reason(status[i], *stop.reason())
-                                                : "the simulation " + status[i].end.text() +
+      // A stopped variant says so, with the figures it reached; one that ended by itself failed.
+      write_summary(dir, status[i].stopped
+                             ? stopped_variant_summary(runs->scenarios[i], status[i], dir, *stop.reason(),
+                                                       stop.signal_name())
+                             : unfinished_summary(scenario->consistency[i], "simulated",
+                                                  "the simulation " + status[i].end.text() +
                                                       " before writing a summary (see its messages above)"));
     }
   }

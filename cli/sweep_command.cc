@@ -14,6 +14,7 @@
 #include "cli/scenario_options.h"
 #include "cli/simgrid_cfg_option.h"
 #include "cli/stop_signals.h"
+#include "cli/stopped_summary.h"
 #include "cli/sweep_csv.h"
 #include "cli/sweep_limits.h"
 #include "cli/sweep_plan.h"
@@ -212,8 +213,8 @@ int sweep_command(const std::vector<std::string>& args) {
       // a folder whose summary names why it has no results.
       const SweepRun& run = plan.runs[to_run[i]];
       const auto& scenario_of_run = plan.settings[run.setting].scenario;
-      auto summary = unfinished_summary(scenario_of_run.consistency.at(run.variant), "simulated",
-                                        stopped_variant_reason(status[i], *stop.reason()));
+      auto summary = stopped_variant_summary(scenario_for_variant(scenario_of_run, run.variant), status[i], run.dir,
+                                             *stop.reason(), stop.signal_name());
       summary["variant"] = run.variant_name;
       summary["config"] = recorded_config(scenario_of_run, run.variant);
       std::filesystem::create_directories(run.dir, ec);

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/run_status.h"
 #include "runtime/output/atomic_file.h"
 
 namespace pstwin::cli {
@@ -51,9 +52,7 @@ std::size_t write_sweep_csv(const std::string& path, const std::string& out, con
   for (const auto& run : plan.runs) {
     const auto& setting = plan.settings[run.setting];
     const nlohmann::json s = read_summary(run.dir);
-    std::string status = "ok";
-    if (!s.value("completed", false)) status = "FAILED";
-    else if (s.value("diverged", false)) status = "DIVERGED";
+    const std::string status = run_status(s);
     if (status != "ok") ++not_ok;
     for (const auto& value : plan.points[setting.point].values) csv << csv_field(value) << ',';
     const std::string metric = s.contains("metric") && s["metric"].is_string() ? s["metric"].get<std::string>() : "";

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -75,12 +76,54 @@ void reap(Child& c, VariantStatus& st, bool stopping) {
   if (st.exit_code == 0) st.fraction = 1.0;
 }
 
-/// Kills every running child and reaps it: the run was stopped. One that finished meanwhile
-/// keeps its own exit status.
-void stop_children(std::vector<Child>& running, std::vector<VariantStatus>& status) {
-  for (const Child& c : running) kill(c.pid, SIGKILL);
-  for (Child& c : running) reap(c, status[c.index], true);
-  running.clear();
+/// Reads what child `c` reported since the last read (one read(2); the caller polled first) into
+/// its status: "SIM_TIME FRACTION" lines. Closes its end once the child closed its own.
+void read_progress(Child& c, VariantStatus& st) {
+  char buf[4096];
+  const ssize_t n = read(c.fd, buf, sizeof buf);
+  if (n > 0) {
+    c.buffer.append(buf, static_cast<std::size_t>(n));
+    std::size_t nl;
+    while ((nl = c.buffer.find('\n')) != std::string::npos) {
+      std::istringstream in(c.buffer.substr(0, nl));
+      in >> st.sim_time_s >> st.fraction;
+      c.buffer.erase(0, nl + 1);
+    }
+  } else if (n == 0 || errno != EINTR) {
+    close(c.fd);
+    c.fd = -1;
+  }
+}
+
+/// Whether a child's run is over, only its outputs left to write: it reported its whole share
+/// (VariantBody). A stop lets such a child finish, so that a run done is reported completed.
+bool finishing(const VariantStatus& st) { return st.fraction >= 1.0; }
+
+/// The run was stopped: reads every report the children sent before it (a child that reported
+/// its end just before the stop must not be taken for one cut short), then kills every running
+/// child that is not finishing, calls `on_killed` with it (its last words are passed on) and
+/// reaps it; the finishing stay in `running`, to be waited for. One that ended meanwhile keeps
+/// its own exit status.
+void stop_children(std::vector<Child>& running, std::vector<VariantStatus>& status,
+                   const std::function<void(Child&)>& on_killed) {
+  for (Child& c : running) {
+    pollfd pfd{c.fd, POLLIN, 0};
+    while (c.fd >= 0 && poll(&pfd, 1, 0) > 0 && (pfd.revents & (POLLIN | POLLHUP | POLLERR))) {
+      read_progress(c, status[c.index]);
+      pfd.fd = c.fd;
+    }
+  }
+  std::vector<Child> left;
+  for (Child& c : running) {
+    if (finishing(status[c.index])) {
+      left.push_back(c);
+      continue;
+    }
+    kill(c.pid, SIGKILL);
+    on_killed(c);
+    reap(c, status[c.index], true);
+  }
+  running = std::move(left);
 }
 
 std::string variant_status_line(const std::vector<VariantStatus>& st) {
@@ -191,41 +234,29 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
   };
 
   const auto stopping = [stop] { return stop && stop->reason().has_value(); };
+  bool stopped = false;  // the stop was acted on: only finishing children are left
   while ((next < names.size() && !stopping()) || !running.empty()) {
-    if (stopping()) {
-      for (Child& c : running) pass_on(prefixed_lines(c.err_buffer, names[c.index], true));
-      stop_children(running, status);
-      break;
+    if (stopping() && !stopped) {
+      stopped = true;
+      stop_children(running, status,
+                    [&](Child& c) { pass_on(prefixed_lines(c.err_buffer, names[c.index], true)); });
+      if (running.empty()) break;
     }
-    while (next < names.size() && running.size() < std::max(1u, jobs)) launch(next++);
+    while (!stopped && next < names.size() && running.size() < std::max(1u, jobs)) launch(next++);
     std::vector<pollfd> pfds;
     for (const auto& c : running) {
       pfds.push_back(pollfd{c.fd, POLLIN, 0});  // a negative fd is ignored by poll
       pfds.push_back(pollfd{c.err_fd, POLLIN, 0});
     }
     // The stop's descriptor last, so that pfds[2i] and pfds[2i+1] stay child i's: it wakes the
-    // wait at once.
-    if (stop) pfds.push_back(pollfd{stop->fd(), POLLIN, 0});
+    // wait at once. Not once acted on: it stays readable.
+    if (stop && !stopped) pfds.push_back(pollfd{stop->fd(), POLLIN, 0});
     poll(pfds.data(), pfds.size(), 500);
     for (std::size_t i = 0; i < running.size(); ++i) {
       Child& c = running[i];
-      char buf[4096];
-      if (c.fd >= 0 && (pfds[2 * i].revents & (POLLIN | POLLHUP | POLLERR))) {
-        const ssize_t n = read(c.fd, buf, sizeof buf);
-        if (n > 0) {
-          c.buffer.append(buf, static_cast<std::size_t>(n));
-          std::size_t nl;
-          while ((nl = c.buffer.find('\n')) != std::string::npos) {
-            std::istringstream in(c.buffer.substr(0, nl));
-            in >> status[c.index].sim_time_s >> status[c.index].fraction;
-            c.buffer.erase(0, nl + 1);
-          }
-        } else if (n == 0 || errno != EINTR) {
-          close(c.fd);
-          c.fd = -1;
-        }
-      }
+      if (c.fd >= 0 && (pfds[2 * i].revents & (POLLIN | POLLHUP | POLLERR))) read_progress(c, status[c.index]);
       if (c.err_fd >= 0 && (pfds[2 * i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        char buf[4096];
         const ssize_t n = read(c.err_fd, buf, sizeof buf);
         if (n > 0) {
           c.err_buffer.append(buf, static_cast<std::size_t>(n));

@@ -30,7 +30,9 @@ struct VariantStatus {
 std::string stopped_variant_reason(const VariantStatus& status, const std::string& why);
 
 /// Work a child does: run variant `index`, calling report(sim_time_s, fraction) at each
-/// evaluation. Returns the child's exit status.
+/// evaluation, and report(sim_time_s, 1) once its run is over (whatever its outcome) and only its
+/// outputs are left to write: a stop then lets it finish rather than kill it, so that a run done
+/// is never reported as stopped. Returns the child's exit status.
 using VariantBody = std::function<int(std::size_t index,
                                       const std::function<void(double, double)>& report)>;
 
@@ -45,8 +47,9 @@ using StatusLineFn = std::function<std::string(const std::vector<VariantStatus>&
 /// that children running at once never cut into each other's lines; a last line without '\n' is
 /// ended with one. Returns the final status of every variant, in order. Once `stop` (null: none;
 /// not owned) is requested, no child starts any more and the running ones are killed (SIGKILL)
-/// and reaped at once; each is `stopped`, as is every variant not started, unless it had
-/// finished; what a killed child was writing is the caller's to tidy (tidy_killed_run_folder,
+/// and reaped at once, except those that reported a fraction of 1 (their run is over: they are
+/// waited for and end as they end); each killed one is `stopped`, as is every variant not
+/// started; what a killed child was writing is the caller's to tidy (tidy_killed_run_folder,
 /// runtime/output/cut_outputs.h, with its `pid`). Children block SIGINT, SIGTERM and SIGHUP:
 /// they are the parent's to act on (StopOnSignalsInHandler), which stops its children; a child
 /// dies with its parent by SIGKILL.

@@ -28,6 +28,7 @@
 #include "runtime/job_resume.h"
 #include "runtime/wire_json.h"
 #include "runtime/output/atomic_file.h"
+#include "runtime/output/late_stop.h"
 #include "runtime/output/run_recorder.h"
 #include "runtime/output/summary.h"
 #include "runtime/roles/role_factory.h"
@@ -116,9 +117,12 @@ nlohmann::json run_inproc_job(const Scenario& scenario, const ConsistencyVariant
   facts.worker_compute_s = worker_compute_s;
   facts.roles_finished = first_error.empty();
   facts.failure = first_error;
+  if (stopped && stop) facts.stopped_by = stop->signal_name();
   recorder.flush();
   trace.write(dir + "/trace.json", "wall");
-  const auto summary = make_summary(scenario, variant, recorder, facts);
+  auto summary = make_summary(scenario, variant, recorder, facts);
+  // A stop after the scheduler returned, while the outputs were written: said, not lost.
+  if (stop && stop->reason()) note_stop_after_completion(summary, recorder, facts.time_s, *stop->reason());
   write_summary(dir, summary);
   if (stopped) throw JobStopped(facts.failure);
   if (!summary["completed"].get<bool>())
@@ -274,6 +278,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
       const bool stopped = dynamic_cast<const JobStopped*>(&e) != nullptr;
       if (stopped) {
         facts.failure = std::string("the scheduler was ") + e.what() + " before the job started";
+        if (options.zmq.stop) facts.stopped_by = options.zmq.stop->signal_name();
         recorder->event(env.now(), "job_stopped", {{"reason", e.what()}, {"clock", 0}});
       }
       recorder->flush();
@@ -301,6 +306,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     } catch (const JobStopped& e) {
       facts.failure = e.what();
       stopped = true;
+      if (options.zmq.stop) facts.stopped_by = options.zmq.stop->signal_name();
     } catch (const std::exception& e) {
       facts.failure = e.what();
     }
@@ -316,6 +322,9 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
     recorder->flush();
     trace.write(options.out_dir + "/trace.json", "wall");
     auto summary = make_summary(scenario, variant, *recorder, facts);
+    // A stop after the scheduler returned, while the outputs were written: said, not lost.
+    if (options.zmq.stop && options.zmq.stop->reason())
+      note_stop_after_completion(summary, *recorder, env.now(), *options.zmq.stop->reason());
     summary["rejected_messages"] = env.rejected();
     write_summary(options.out_dir, summary);
     if (stopped) throw JobStopped(facts.failure);

@@ -47,4 +47,11 @@ std::optional<std::string> StopRequest::reason() const {
   return reason_;
 }
 
+std::string StopRequest::signal_name() const {
+  const auto why = reason();
+  if (!why) return "";
+  const auto at = why->rfind("SIG");
+  return at == std::string::npos ? "" : why->substr(at);
+}
+
 }  // namespace pstwin::net

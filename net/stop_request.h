@@ -29,6 +29,10 @@ class StopRequest {
   void request_from_signal_handler(const char* reason) noexcept;
   /// The reason once requested; nullopt before.
   std::optional<std::string> reason() const;
+  /// The signal the reason names ("SIGINT" of "stopped by SIGINT", as StopOnSignals words it):
+  /// what summary.json records as a stopped run's stop_reason. Empty before a request, or when
+  /// the reason names no signal.
+  std::string signal_name() const;
   /// Readable once requested (and from then on): poll it for POLLIN.
   int fd() const { return fd_; }
 

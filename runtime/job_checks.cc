@@ -1,6 +1,7 @@
 #include "runtime/job_checks.h"
 
 #include "runtime/errors.h"
+#include "runtime/job_setup.h"
 #include "runtime/scenario/json_fields.h"
 #include "runtime/count_text.h"
 
@@ -52,8 +53,8 @@ void check_target_metric(const Scenario& scenario) {
   const auto& target = scenario.training.target_metric;
   if (!target || scenario.model.type == "synthetic") return;
   // The test metric of each model type (Model::metric_name): RMSE for matrix factorisation,
-  // accuracy for the classifiers. tests/job_checks_test.cc holds the two in step.
-  const bool accuracy = scenario.model.type != "mf";
+  // accuracy for the classifiers.
+  const bool accuracy = scenario_metric_goal(scenario).higher_is_better;
   if (accuracy ? (*target <= 0.0 || *target > 1.0) : *target <= 0.0)
     throw ScenarioError("/training/target_metric",
                         std::string("a target ") + (accuracy ? "accuracy" : "rmse") + " must be " +

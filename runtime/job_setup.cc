@@ -169,6 +169,12 @@ MetricGoal metric_goal(const PreparedTraining& prepared) {
   return MetricGoal{prepared.model->metric_name(), prepared.model->higher_is_better()};
 }
 
+MetricGoal scenario_metric_goal(const Scenario& scenario) {
+  if (scenario.model.type == "synthetic") return MetricGoal{"", true};
+  if (scenario.model.type == "mf") return MetricGoal{"rmse", false};
+  return MetricGoal{"accuracy", true};
+}
+
 JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& variant,
                       const PreparedTraining& prepared) {
   JobSpec spec;

@@ -93,6 +93,13 @@ ModelShape read_model_shape(const Scenario& scenario);
 /// an empty name for the synthetic model, which has none.
 MetricGoal metric_goal(const PreparedTraining& prepared);
 
+/// The same from the scenario alone, without its data or model (Model::metric_name and
+/// higher_is_better by model type): "rmse", lower better, for matrix factorisation ("mf"),
+/// "accuracy" for the classifiers, an empty name for "synthetic". For what a process that never
+/// prepared the data reads back (a stopped sweep run's figures); tests/job_checks_test.cc holds
+/// it in step with the models.
+MetricGoal scenario_metric_goal(const Scenario& scenario);
+
 /// The JobSpec of one consistency variant. `prepared` must outlive the returned spec.
 JobSpec make_job_spec(const Scenario& scenario, const ConsistencyVariant& variant,
                       const PreparedTraining& prepared);

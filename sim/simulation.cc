@@ -188,6 +188,9 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   engine.run();
 
   const double sim_time = sg4::Engine::get_clock();
+  // The run is over, whatever its outcome: only its outputs are left, which a stop must not cut
+  // (simulate's parent lets a child that reported 1 finish, VariantBody).
+  if (progress) progress(sim_time, 1.0);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   record_host_work(world, recorder, sim_time);
   recorder.flush();

@@ -49,6 +49,7 @@ TEST(LaunchStop, AnInProcessJobStoppedBySigintWritesWhatItHasAndSaysWhy) {
   EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << r.output;  // 128 + SIGINT
   const json s = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s.value("stop_reason", ""), "SIGINT");
   const std::string reason = s["reason"];
   EXPECT_EQ(reason.rfind("the job was stopped by SIGINT at clock ", 0), 0u) << reason;
   EXPECT_NE(reason.find("before it completed"), std::string::npos) << reason;
@@ -170,15 +171,25 @@ void expect_stopped_in_the_first_of_three(const std::string& dir, const CommandR
   const json bsp = read_json(dir + "/out/bsp/summary.json");
   EXPECT_FALSE(bsp["completed"].get<bool>());
   EXPECT_NE(bsp["reason"].get<std::string>().find("stopped by SIGINT"), std::string::npos) << bsp["reason"];
+  // Stopped, and by which signal: a trial's stop_reason read "failed", its row FAILED.
+  EXPECT_EQ(bsp.value("stop_reason", ""), "SIGINT") << bsp.dump(1);
+  EXPECT_NE(said.find("stopped (SIGINT) at "), std::string::npos) << said;
   for (const std::string v : {"asp", "ssp2"}) {
     const json s = read_json(dir + "/out/" + v + "/summary.json");
     EXPECT_FALSE(s["completed"].get<bool>()) << v;
     EXPECT_EQ(s["reason"], "the job was stopped by SIGINT before it started") << v;
+    EXPECT_EQ(s.value("stop_reason", ""), "SIGINT") << v;
     EXPECT_EQ(said.find("launch: " + v + " ("), std::string::npos) << v << " must not run:\n" << said;
   }
+  EXPECT_NE(said.find("stopped (SIGINT) before it started"), std::string::npos) << said;
+  EXPECT_EQ(said.find("FAILED"), std::string::npos) << said;
+  EXPECT_EQ(said.find("final test"), std::string::npos) << "no run completed:\n" << said;
   const std::string csv = read_file(dir + "/out/comparison.csv");
-  for (const std::string v : {"\nbsp,", "\nasp,", "\nssp2,"})
+  for (const std::string v : {"\nbsp,", "\nasp,", "\nssp2,"}) {
     EXPECT_NE(csv.find(v), std::string::npos) << v << " missing from comparison.csv:\n" << csv;
+    const std::string row = csv.substr(csv.find(v) + 1, csv.find('\n', csv.find(v) + 1) - csv.find(v));
+    EXPECT_EQ(row.substr(row.rfind(',')), ",stopped\n") << row;
+  }
   EXPECT_NE(said.find("\nssp2 "), std::string::npos) << "the printed table's last row:\n" << said;
   EXPECT_NE(said.find("pstwin launch: stopped by SIGINT: 0 of 3 variants finished; their outputs and the "
                       "others' summaries are in out\n"),

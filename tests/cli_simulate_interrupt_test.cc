@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <iomanip>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/launch_script.h"
 #include "tests/sim_test_support.h"
@@ -157,6 +160,81 @@ TEST(SimulateInterrupt, TheStoppedVariantsFilesHoldWholeRecordsOnly) {
         << entry.path() << ": a half-written file";
 }
 
+/// metrics.csv's rows as (time_s, clock, test_metric), read here apart from pstwin's reader.
+std::vector<std::array<double, 3>> metrics_rows(const std::string& path) {
+  std::istringstream lines(read_file(path));
+  std::string line;
+  std::getline(lines, line);  // the header
+  std::vector<std::array<double, 3>> rows;
+  while (std::getline(lines, line)) {
+    std::vector<std::string> f(1);
+    for (const char c : line) {
+      if (c == ',') f.emplace_back();
+      else f.back().push_back(c);
+    }
+    rows.push_back({std::stod(f[0]), std::stod(f[1]), std::stod(f[5])});
+  }
+  return rows;
+}
+
+TEST(SimulateInterrupt, AStoppedVariantShowsAsStoppedWithTheFiguresItReached) {
+  // A trial's variant stopped at 62%, past its target, read FAILED with every figure blank in the
+  // table and in comparison.csv, and the header claimed final values. Its figures are those of
+  // its last evaluation kept in metrics.csv, its time to target the first row at the target.
+  const std::string dir = fresh_dir();
+  json s = toy_scenario(dir);
+  s["training"]["iterations"] = 10000000;
+  s["training"]["eval_every"] = 5;
+  s["training"]["target_metric"] = 0.6;
+  s["consistency"] = json::array({{{"mode", "bsp"}}});
+  write_json(dir + "/s.json", s);
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN simulate s.json --quiet --out out >out.txt 2>&1 &\n"
+      "p=$!\n"
+      "rows() { [ -e out/bsp/metrics.csv ] && wc -l < out/bsp/metrics.csv || echo 0; }\n"
+      "for i in $(seq 1 3000); do [ $(rows) -ge 6 ] && break; sleep 0.01; done\n"
+      "kill -INT $p\n"
+      "for i in $(seq 1 1000); do kill -0 $p 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $p 2>/dev/null\n"
+      "wait $p\n"
+      "echo \"exit status $?\"\n");
+  const std::string said = read_file(dir + "/out.txt");
+  ASSERT_EQ(r.output, "exit status 130\n") << said;
+  const auto rows = metrics_rows(dir + "/out/bsp/metrics.csv");
+  ASSERT_GE(rows.size(), 5u) << said;
+  const json summary = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(summary["completed"].get<bool>());
+  EXPECT_EQ(summary.value("stop_reason", ""), "SIGINT");
+  for (const char* key : {"final_clock", "final_test_metric", "sim_time_s", "time_to_target_s", "progress"})
+    ASSERT_TRUE(summary.contains(key) && summary[key].is_number()) << key << " in " << summary.dump(1);
+  EXPECT_EQ(summary["metric"], "accuracy");
+  EXPECT_EQ(summary["final_clock"].get<double>(), rows.back()[1]);
+  EXPECT_NEAR(summary["final_test_metric"].get<double>(), rows.back()[2], 1e-9);
+  EXPECT_NEAR(summary["sim_time_s"].get<double>(), rows.back()[0], 1e-9);
+  const auto reached = std::find_if(rows.begin(), rows.end(), [](const auto& row) { return row[2] >= 0.6; });
+  ASSERT_NE(reached, rows.end()) << "the toy data passes 0.6 within its first evaluations";
+  EXPECT_NEAR(summary["time_to_target_s"].get<double>(), (*reached)[0], 1e-9);
+  const double progress = summary["progress"].get<double>();
+  EXPECT_GT(progress, 0.0);
+  EXPECT_LT(progress, 1.0);
+
+  // comparison.csv: the figures, and a status that is neither ok nor FAILED.
+  const std::string csv = read_file(dir + "/out/comparison.csv");
+  const std::string row = csv.substr(csv.find("\nbsp,") + 1);
+  EXPECT_EQ(row.substr(row.rfind(',', row.size() - 2)), ",stopped\n") << csv;
+  EXPECT_NE(row.find(",SIGINT,"), std::string::npos) << "stop_reason: " << csv;
+  std::ostringstream metric;
+  metric << std::setprecision(9) << summary["final_test_metric"].get<double>();
+  EXPECT_NE(row.find("," + metric.str() + ","), std::string::npos) << csv;
+  // The table: no "final" values, and the row says where it stopped.
+  const int percent = static_cast<int>(progress * 100.0);
+  EXPECT_NE(said.find("stopped (SIGINT) at " + std::to_string(percent) + "%"), std::string::npos) << said;
+  EXPECT_NE(said.find("test accuracy at stop"), std::string::npos) << said;
+  EXPECT_EQ(said.find("final test accuracy"), std::string::npos) << said;
+  EXPECT_EQ(said.find("FAILED"), std::string::npos) << said;
+}
+
 TEST(SimulateInterrupt, AVariantNotStartedSaysSo) {
   const std::string dir = fresh_dir();
   json s = endless_job();
@@ -165,7 +243,11 @@ TEST(SimulateInterrupt, AVariantNotStartedSaysSo) {
   const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 1 --out " + dir + "/out",
                                  "out/bsp", "TERM");
   EXPECT_EQ(r.output, "exit status 143\n0\n") << read_file(dir + "/out.txt");
-  EXPECT_EQ(read_json(dir + "/out/asp/summary.json")["reason"], "the simulation was stopped by SIGTERM before it started");
+  const json asp = read_json(dir + "/out/asp/summary.json");
+  EXPECT_EQ(asp["reason"], "the simulation was stopped by SIGTERM before it started");
+  EXPECT_EQ(asp.value("stop_reason", ""), "SIGTERM");
+  EXPECT_NE(read_file(dir + "/out.txt").find("stopped (SIGTERM) before it started"), std::string::npos)
+      << read_file(dir + "/out.txt");
 }
 
 TEST(SweepInterrupt, SigintStopsTheRunsWritesSweepCsvAndLeavesAStoppedRunToRunAgain) {
@@ -179,9 +261,12 @@ TEST(SweepInterrupt, SigintStopsTheRunsWritesSweepCsvAndLeavesAStoppedRunToRunAg
   const std::string csv = read_file(dir + "/out/sweep.csv");
   EXPECT_NE(csv.find("\n20,1,bsp,"), std::string::npos) << csv;
   EXPECT_NE(csv.find(",ok,training.iterations=20_seed=1/bsp\n"), std::string::npos) << csv;
-  EXPECT_NE(csv.find(",FAILED,training.iterations=10000000_seed=1/bsp\n"), std::string::npos) << csv;
+  // Stopped, not failed: a status of its own (a trial's read FAILED).
+  EXPECT_NE(csv.find(",stopped,training.iterations=10000000_seed=1/bsp\n"), std::string::npos) << csv;
   const json stopped = read_json(dir + "/out/training.iterations=10000000_seed=1/bsp/summary.json");
   EXPECT_FALSE(stopped["completed"].get<bool>());
+  EXPECT_EQ(stopped.value("stop_reason", ""), "SIGINT");
+  EXPECT_TRUE(stopped.contains("final_clock") && stopped.contains("progress")) << stopped.dump(1);
   EXPECT_EQ(stopped["reason"].get<std::string>().rfind("the simulation was stopped by SIGINT at ", 0), 0u);
   EXPECT_EQ(stopped["config"]["training"]["iterations"], 10000000) << "its settings, so a resumed sweep runs it again";
   EXPECT_NE(read_file(dir + "/out.txt").find("pstwin sweep: stopped by SIGINT: 1 of 2 runs to run finished"),

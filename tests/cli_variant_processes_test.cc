@@ -1,16 +1,20 @@
 // Variants run in child processes at once (simulate, sweep): what each writes on stderr comes out
 // a whole line at a time, named after its variant, however the children's writes interleave.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "cli/stop_signals.h"
 #include "cli/variant_processes.h"
 #include "tests/sim_test_support.h"
 
@@ -86,6 +90,42 @@ TEST(VariantProcesses, AnErrorThrownInAChildIsNamedOnce) {
   }, exit_codes);
   EXPECT_EQ(exit_codes, std::vector<int>{1});
   EXPECT_EQ(out, "[bsp] pstwin: variant bsp: the disk is full\n");
+}
+
+/// Runs `body` for variants `names`, all at once, quietly, with a StopRequest that this process's
+/// SIGTERM sets (StopOnSignalsInHandler, as simulate takes it); a child stops the run by sending
+/// its parent SIGTERM.
+std::vector<cli::VariantStatus> run_stoppable(const std::vector<std::string>& names, const cli::VariantBody& body) {
+  net::StopRequest stop;
+  const cli::StopOnSignalsInHandler signals(stop);
+  return cli::run_variant_processes(names, static_cast<unsigned>(names.size()), body, /*quiet=*/true, {}, &stop);
+}
+
+TEST(VariantProcesses, AStopLetsAChildWhoseRunIsOverFinishItsOutputs) {
+  // A trial's variant that had done all its iterations was killed while it wrote its summary, and
+  // reported "stopped ... at 100%, before it completed" (a resumed sweep then ran it again). A
+  // child that reported its whole share (1) is past its run: the stop waits for it. The other,
+  // mid-run, is still killed at once.
+  const std::string dir = fresh_dir();
+  const auto status = run_stoppable({"done", "midway"}, [&](std::size_t index, const auto& report) {
+    if (index == 1) {
+      report(0.5, 0.5);
+      pause();  // until killed
+      return 1;
+    }
+    report(2.0, 1.0);  // its run is over: only its outputs are left
+    kill(getppid(), SIGTERM);
+    usleep(300'000);  // writing them, while the parent stops
+    std::ofstream(dir + "/summary.json") << "{}\n";
+    return 0;
+  });
+  ASSERT_EQ(status.size(), 2u);
+  EXPECT_FALSE(status[0].stopped) << "a run that was over is not stopped";
+  EXPECT_TRUE(status[0].done);
+  EXPECT_EQ(status[0].exit_code, 0);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/summary.json")) << "its outputs were written in full";
+  EXPECT_TRUE(status[1].stopped) << "a run midway is stopped";
+  EXPECT_EQ(status[1].end.signal, SIGKILL);
 }
 
 }  // namespace

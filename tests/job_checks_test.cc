@@ -7,6 +7,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/job_checks.h"
+#include "runtime/job_setup.h"
 #include "runtime/model/mf_model.h"
 #include "runtime/model/model.h"
 #include "runtime/scenario/scenario.h"
@@ -93,9 +94,21 @@ TEST(JobChecks, TheMetricAssumedForEachTypeIsTheModelsOwn) {
   for (const char* type : {"logistic", "softmax", "mlp"}) {
     section.type = type;
     const std::size_t classes = section.type == "logistic" ? 2 : 3;
-    EXPECT_EQ(make_model(section, 10, classes)->metric_name(), "accuracy") << type;
+    const auto model = make_model(section, 10, classes);
+    Scenario scenario;
+    scenario.model.type = type;
+    EXPECT_EQ(scenario_metric_goal(scenario).name, model->metric_name()) << type;
+    EXPECT_EQ(scenario_metric_goal(scenario).higher_is_better, model->higher_is_better()) << type;
+    EXPECT_EQ(model->metric_name(), "accuracy") << type;
   }
-  EXPECT_EQ(MfModel(5, 5, 3.0, 2, 0.0, 0.1).metric_name(), "rmse");
+  const MfModel mf(5, 5, 3.0, 2, 0.0, 0.1);
+  Scenario scenario;
+  scenario.model.type = "mf";
+  EXPECT_EQ(scenario_metric_goal(scenario).name, mf.metric_name());
+  EXPECT_EQ(scenario_metric_goal(scenario).higher_is_better, mf.higher_is_better());
+  EXPECT_EQ(mf.metric_name(), "rmse");
+  scenario.model.type = "synthetic";
+  EXPECT_EQ(scenario_metric_goal(scenario).name, "") << "the synthetic model has no metric";
 }
 
 }  // namespace

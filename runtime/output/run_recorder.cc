@@ -85,6 +85,7 @@ void RunRecorder::event(double time_s, const std::string& type, nlohmann::json f
   for (auto& [k, v] : fields.items()) line[k] = v;
   events_ << line.dump() << '\n';
   if (type == "stopped" && line.contains("why") && line["why"].is_string()) stop_rule_ = line["why"];
+  if (type == "stopped_after_completion") stopped_after_completion_ = true;
   if (type == "server_load") server_loads_.push_back(line);
   if (is_failure_accounting_event(type)) failure_events_.push_back(std::move(line));
 }

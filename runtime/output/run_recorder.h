@@ -73,6 +73,9 @@ class RunRecorder : public MetricsSink {
   /// The stopping rule that ended the run early ("why" of its "stopped" event: "target_metric",
   /// "time_budget"), empty when none did.
   const std::string& stop_rule() const { return stop_rule_; }
+  /// Whether a "stopped_after_completion" event was written: the scheduler saw a stop from
+  /// outside (a signal) once training was over.
+  bool stopped_after_completion() const { return stopped_after_completion_; }
   /// The events written so far that time_lost_to_failures reads (is_failure_accounting_event),
   /// as events.jsonl holds them, in the order they arrived.
   const std::vector<nlohmann::json>& failure_events() const { return failure_events_; }
@@ -103,6 +106,7 @@ class RunRecorder : public MetricsSink {
   std::string sha256_;
   std::string reason_;
   std::string stop_rule_;
+  bool stopped_after_completion_ = false;
   std::vector<nlohmann::json> failure_events_;
   std::vector<nlohmann::json> server_loads_;
   TraceRecorder* trace_ = nullptr;

@@ -36,7 +36,9 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["diverged"] = recorder.diverged();
   s["reason"] = completed ? recorder.reason()
                           : (facts.failure.empty() ? "the job did not finish" : facts.failure);
-  s["stop_reason"] = !completed            ? "failed"
+  const bool stopped = !completed && !facts.stopped_by.empty();
+  s["stop_reason"] = stopped                ? facts.stopped_by
+                     : !completed            ? "failed"
                      : recorder.diverged() ? "diverged"
                      : !recorder.stop_rule().empty()
                          ? recorder.stop_rule()
@@ -52,6 +54,12 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["final_test_loss"] = optional_number(last_finite(&EvalRow::test_loss));
   s["final_train_loss"] = optional_number(last_finite(&EvalRow::train_loss));
   s["final_clock"] = rows.empty() ? 0 : rows.back().clock;
+  if (stopped) {
+    const std::uint64_t iterations = facts.iterations ? facts.iterations : scenario.training.iterations;
+    s["progress"] = iterations && !rows.empty()
+                        ? nlohmann::json(static_cast<double>(rows.back().clock) / static_cast<double>(iterations))
+                        : nlohmann::json(0.0);
+  }
   s["target_metric"] = optional_number(scenario.training.target_metric);
   s["time_to_target_s"] = optional_number(recorder.time_to_target_s());
   s["sim_time_s"] = facts.time_s;
@@ -74,12 +82,14 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
 }
 
 nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
-                                  const std::string& reason) {
-  return nlohmann::json{{"variant", variant.name},
-                        {"mode", consistency_mode_name(variant.config.mode)},
-                        {"environment", environment},
-                        {"completed", false},
-                        {"reason", reason}};
+                                  const std::string& reason, const std::string& stopped_by) {
+  nlohmann::json s{{"variant", variant.name},
+                   {"mode", consistency_mode_name(variant.config.mode)},
+                   {"environment", environment},
+                   {"completed", false},
+                   {"reason", reason}};
+  if (!stopped_by.empty()) s["stop_reason"] = stopped_by;
+  return s;
 }
 
 void write_summary(const std::string& dir, const nlohmann::json& summary) {

@@ -25,6 +25,9 @@ struct RunFacts {
   std::vector<double> worker_compute_s;
   bool roles_finished = false;     ///< every role returned normally
   std::string failure;             ///< why not, when roles_finished is false
+  /// The signal that stopped the run from outside before it completed ("SIGINT", as
+  /// net::StopRequest::signal_name gives it); empty when none did.
+  std::string stopped_by;
 };
 
 /// The summary of `variant` of `scenario`: the keys listed in README "Outputs" (variant, mode,
@@ -34,15 +37,19 @@ struct RunFacts {
 /// params_sha256, staleness figures, completed, diverged, reason, stop_reason, config, ...).
 /// stop_reason is
 /// "target_metric" or "time_budget" (a stopping rule), "iterations" or "epochs" (ran them all),
-/// "diverged", or "failed" (not completed).
+/// "diverged", the signal that stopped it ("SIGINT": facts.stopped_by, not completed), or
+/// "failed" (not completed otherwise). A stopped run also gets "progress": final_clock /
+/// iterations (0..1), the share of its clocks its last evaluation had reached.
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 
 /// The summary of a run whose process ended without writing one (killed, crashed, or the job
 /// never started): variant, mode, `environment` ("simulated", "zmq"), completed false and
-/// `reason`, so that every variant folder says how it ended.
+/// `reason`, so that every variant folder says how it ended. `stopped_by`: the signal that
+/// stopped it ("SIGINT"), written as its stop_reason (run_status then reads "stopped"); empty
+/// for a run that failed, which gets no stop_reason.
 nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
-                                  const std::string& reason);
+                                  const std::string& reason, const std::string& stopped_by = "");
 
 /// Writes `summary` to DIR/summary.json. Throws std::runtime_error naming the path on failure.
 void write_summary(const std::string& dir, const nlohmann::json& summary);

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <string>
 
-#include "runtime/count_text.h"
 #include "runtime/errors.h"
+#include "runtime/roles/late_stop_note.h"
 #include "runtime/roles/scheduler.h"
 
 namespace pstwin {
@@ -71,10 +71,7 @@ bool Scheduler::training_over() const {
 
 void Scheduler::note_late_stop(const std::string& why) {
   late_stop_ = why;
-  const std::string done = !stop_rule_.empty() ? "its " + stop_rule_ + " rule had ended training"
-                                               : "all " + count_text(spec_.iterations, "clock") + " done";
-  const std::string note = "the job had completed (" + done + ") when it was " + why +
-                           ": the signal came after completion";
+  const std::string note = late_stop_note(stop_rule_, spec_.iterations, why);
   reason_ = reason_.empty() ? note : reason_ + "; " + note;
   env_.metrics().event(env_.now(), "stopped_after_completion",
                        {{"reason", why}, {"clock", std::max<std::int64_t>(last_eval_clock_, 0)}});
