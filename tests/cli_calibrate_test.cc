@@ -57,7 +57,9 @@ TEST(CliCalibrate, QuickRunOnLoopbackWritesAClusterSectionThatValidates) {
   const double memcpy_Bps = parse_bandwidth_Bps(c["calibrated"]["memcpy_bandwidth"]);
   const nlohmann::json& w = c["worker"];
   const nlohmann::json& whole = c["calibrated"]["transport_link"];
-  EXPECT_LT(parse_bandwidth_Bps(whole["bandwidth"]), memcpy_Bps) << c.dump(2);
+  // The fit caps every rate at memcpy's (cli/calibration_file.cc): on a loaded machine the large
+  // messages' slope can flatten to that cap, so equal is plausible and faster is not.
+  EXPECT_LE(parse_bandwidth_Bps(whole["bandwidth"]), memcpy_Bps * (1 + 1e-5)) << c.dump(2);
   EXPECT_GT(parse_duration_s(whole["latency"]), 0) << c.dump(2);
   // The link is what is left of a message's time once the CPU terms are out: on loopback it may
   // be next to nothing, but never faster than memcpy.
