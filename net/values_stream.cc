@@ -157,10 +157,15 @@ std::optional<std::string> ValuesReassembly::abandon(NodeId peer) {
   return why;
 }
 
-std::vector<NodeId> ValuesReassembly::over_connection(int connection) const {
+void ValuesReassembly::connection_closed(int connection) {
+  for (auto& [peer, a] : open_)
+    if (a.connection == connection && connection >= 0) a.closed = true;
+}
+
+std::vector<NodeId> ValuesReassembly::cut_off() const {
   std::vector<NodeId> peers;
   for (const auto& [peer, a] : open_)
-    if (a.connection == connection && connection >= 0) peers.push_back(peer);
+    if (a.closed) peers.push_back(peer);
   return peers;
 }
 

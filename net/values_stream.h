@@ -81,8 +81,13 @@ class ValuesReassembly {
   /// values parts came"), or nullopt when none was open.
   std::optional<std::string> abandon(NodeId peer);
 
-  /// The peers whose unfinished messages came over connection `connection`.
-  std::vector<NodeId> over_connection(int connection) const;
+  /// Notes that connection `connection` has closed: the unfinished messages that came over it
+  /// can get no part beyond those already queued for this node (ZeroMQ reports a closed
+  /// connection before its last messages are read, so they are not dropped yet).
+  void connection_closed(int connection);
+
+  /// The peers whose unfinished messages came over a closed connection (connection_closed).
+  std::vector<NodeId> cut_off() const;
 
   /// Whether any peer's message is unfinished.
   bool any_open() const { return !open_.empty(); }
@@ -97,6 +102,7 @@ class ValuesReassembly {
     std::vector<float> values;
     std::unique_ptr<FrameHasher> hasher;  // null: the frame carries no checksum
     int connection = -1;
+    bool closed = false;  // its connection has closed
   };
   /// The same as add(), for an assembly found.
   std::optional<Message> take_part(NodeId peer, Assembly& a, const zmq::message_t& marker,

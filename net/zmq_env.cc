@@ -288,8 +288,9 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     }
     if (!raw) raw = receive_raw(left, wake_fd);
     if (!raw) {
-      if (streams_->any_open()) drop_lost_streams();
       if (wake_fd >= 0) continue;  // UCX woke up, or the time is up (said at the top)
+      // Nothing came for the whole wait: a stream whose connection closed can get no more parts.
+      if (streams_->any_open()) drop_cut_off_streams();
       mark();
       return std::nullopt;
     }

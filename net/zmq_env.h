@@ -316,8 +316,11 @@ class ZmqEnv : public Env {
   /// out of turn, ...). A message other than a values part first drops the sender's unfinished
   /// stream, counted.
   std::optional<Message> take_from_node(ReceivedParts raw, NodeId sender);
-  /// Drops, and counts, the unfinished values streams whose connections have closed.
-  void drop_lost_streams();
+  /// Notes the connections the ROUTER has lost (ValuesReassembly::connection_closed).
+  void note_lost_connections();
+  /// After a receive that found nothing for its whole wait: drops, and counts, the unfinished
+  /// values streams whose connections have closed (nothing more of theirs can come).
+  void drop_cut_off_streams();
 
   ZmqOptions options_;
   std::uint64_t seed_;

@@ -37,8 +37,9 @@ void ZmqEnv::send_parts(zmq::socket_t& socket, NodeId to, OutgoingParts parts) {
 std::optional<Message> ZmqEnv::take_from_node(ReceivedParts raw, NodeId sender) {
   const std::string from = "node " + std::to_string(sender);
   const StreamFrame kind = stream_frame_of(raw.head);
-  // Before anything from this message starts or ends a stream: its connection may be gone.
-  if (streams_->any_open() || kind == StreamFrame::kAnnouncement) drop_lost_streams();
+  // Before a stream starts: a connection closed before this message came cannot be its own
+  // (ZeroMQ reports the close before the descriptor can be reused).
+  if (streams_->any_open() || kind == StreamFrame::kAnnouncement) note_lost_connections();
   if (kind != StreamFrame::kValuesPart)
     if (auto lost = streams_->abandon(sender)) reject(from, *lost + ", and then a new message");
   try {
@@ -66,11 +67,15 @@ std::optional<Message> ZmqEnv::take_from_node(ReceivedParts raw, NodeId sender) 
   return std::nullopt;
 }
 
-void ZmqEnv::drop_lost_streams() {
-  for (const int connection : disconnects_->take())
-    for (const NodeId peer : streams_->over_connection(connection))
-      if (auto lost = streams_->abandon(peer))
-        reject("node " + std::to_string(peer), *lost + " before its connection closed");
+void ZmqEnv::note_lost_connections() {
+  for (const int connection : disconnects_->take()) streams_->connection_closed(connection);
+}
+
+void ZmqEnv::drop_cut_off_streams() {
+  note_lost_connections();
+  for (const NodeId peer : streams_->cut_off())
+    if (auto lost = streams_->abandon(peer))
+      reject("node " + std::to_string(peer), *lost + " before its connection closed");
 }
 
 }  // namespace pstwin::net

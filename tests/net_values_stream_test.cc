@@ -206,13 +206,20 @@ TEST_F(ValuesStream, MalformedAnnouncementsAreRefusedNamingWhatIsWrong) {
   EXPECT_FALSE(streams.any_open());
 }
 
-TEST_F(ValuesStream, ALostConnectionNamesItsPeersOnly) {
+TEST_F(ValuesStream, AClosedConnectionCutsOffItsPeersMessageOnlyAndItsQueuedPartsStillCount) {
   const Stream s = stream_of(push_of(kValues));
   streams.start(2, s.announcement, copy_of(s.head), FrameChecksum::kVerify, 17);
   streams.start(3, s.announcement, copy_of(s.head), FrameChecksum::kVerify, 18);
-  EXPECT_EQ(streams.over_connection(17), std::vector<NodeId>{2});
-  EXPECT_TRUE(streams.over_connection(19).empty());
-  EXPECT_TRUE(streams.over_connection(-1).empty());
+  streams.connection_closed(19);
+  streams.connection_closed(-1);  // a descriptor ZeroMQ did not say
+  EXPECT_TRUE(streams.cut_off().empty());
+  streams.connection_closed(17);
+  EXPECT_EQ(streams.cut_off(), std::vector<NodeId>{2});
+  // Parts already queued still count: the message completes and is no longer cut off.
+  auto m = add(2, s, 0, 7);
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->values, push_of(kValues).values);
+  EXPECT_TRUE(streams.cut_off().empty());
 }
 
 TEST(ValuesStreamFrames, FirstFramesAreToldApart) {

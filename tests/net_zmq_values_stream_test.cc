@@ -114,7 +114,8 @@ TEST_F(ZmqValuesStream, ASenderWhoseConnectionClosesMidMessageHasItDroppedAndCou
   EXPECT_FALSE(server().recv(0.3));
   testing::internal::CaptureStderr();
   nodes->poser.close();
-  // The server learns of the closed connection from its ROUTER's monitor, at its next receive.
+  // The server learns of the closed connection from its ROUTER's monitor, and drops the message
+  // once a receive finds nothing more for its whole wait.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(10.0 * time_scale());
   while (server().rejected() == 0 && std::chrono::steady_clock::now() < deadline) EXPECT_FALSE(server().recv(0.1));
   const std::string said = testing::internal::GetCapturedStderr();
