@@ -18,7 +18,9 @@ void ZmqEnv::send_parts(zmq::socket_t& socket, NodeId to, OutgoingParts parts) {
                                " at " + book_[to] + " timed out after " + format_seconds(options_.send_timeout_s));
     if (second) (void)socket.send(*second, more ? zmq::send_flags::sndmore : zmq::send_flags::none);
   };
-  if (!sent_as_stream(parts)) {
+  // Streams under CURVE only: without a cipher to wait for, one message per part measured slower
+  // than one multi-part message (DESIGN.md, "Streamed values").
+  if (!options_.keys || !sent_as_stream(parts)) {
     const std::size_t rest = parts.values.size();
     queue(parts.head, nullptr, rest > 0);
     for (std::size_t i = 0; i < rest; ++i)
