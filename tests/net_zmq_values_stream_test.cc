@@ -2,8 +2,9 @@
 // section goes as a header message and one message per values part, and the receiver assembles
 // it per peer. A stream arrives whole, and only once its last part is in; a broken one (a new
 // message before its last part, a part without its header, a sender whose connection closes
-// mid-message) is dropped and counted and never reaches the role; CURVE carries streams too; and
-// reused vectors never leak one clock's values into the next.
+// mid-message) is dropped and counted and never reaches the role; under CURVE, where ZmqEnv sends
+// streams, a large push arrives whole and reused vectors never leak one clock's values into the
+// next.
 #include "net/zmq_env.h"
 
 #include <gtest/gtest.h>
@@ -125,40 +126,48 @@ TEST_F(ZmqValuesStream, ASenderWhoseConnectionClosesMidMessageHasItDroppedAndCou
       << said;
 }
 
-TEST_F(ZmqValuesStream, EveryClocksValuesArriveAsSentThroughReusedVectors) {
-  // 300,000 values: 1.2 MB, two parts of kValueChunkBytes as ZmqEnv sends them. The server gives
-  // each message's vector back, so the next is gathered into it, and the sender's vectors come
-  // back from ZeroMQ to be filled again: no clock may see another's values.
-  ZmqEnv& scheduler = *nodes->scheduler;
-  for (int clock = 0; clock < 5; ++clock) {
-    Message push = push_of(300'000, clock);
-    std::vector<float> reused = scheduler.reusable_values(300'000);
-    reused.assign(push.values.begin(), push.values.end());
-    push.values = std::move(reused);
-    scheduler.send(1, std::move(push));
-    auto m = server().recv(5.0 * time_scale());
-    ASSERT_TRUE(m) << "clock " << clock;
-    EXPECT_EQ(m->values, push_of(300'000, clock).values) << "clock " << clock;
-    server().recycle_values(std::move(m->values));
+// A scheduler and a server under CURVE, where ZmqEnv streams long values sections.
+struct CurvePair {
+  CurvePair() {
+    ZmqOptions o;
+    o.keys = make_job_keys();
+    o.linger_s = 0;
+    scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
+    server = std::make_unique<ZmqEnv>(o, 1, sink);
+    auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
+    server->join(scheduler->endpoint(), "server", server->endpoint(), 10.0);
+    hosting.get();
   }
-  EXPECT_EQ(server().rejected(), 0u);
-}
-
-TEST(ZmqValuesStreamCurve, ALargePushArrivesWholeUnderCurve) {
   pstwin::testing_support::NullSink sink;
-  ZmqOptions o;
-  o.keys = make_job_keys();
-  o.linger_s = 0;
-  auto scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
-  auto server = std::make_unique<ZmqEnv>(o, 1, sink);
-  auto hosting = std::async(std::launch::async, [&] { scheduler->host_registration(1, 0, 10.0); });
-  server->join(scheduler->endpoint(), "server", server->endpoint(), 10.0);
-  hosting.get();
-  scheduler->send(1, push_of(1'000'000, 3));  // 4 MB: four parts, under CURVE's cipher each
-  auto m = server->recv(10.0 * time_scale());
+  std::unique_ptr<ZmqEnv> scheduler, server;
+};
+
+TEST(ZmqValuesStreamCurve, ALargePushArrivesWhole) {
+  CurvePair nodes;
+  nodes.scheduler->send(1, push_of(1'000'000, 3));  // 4 MB: four parts, each a message
+  auto m = nodes.server->recv(10.0 * time_scale());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->values, push_of(1'000'000, 3).values);
-  EXPECT_EQ(server->rejected(), 0u);
+  EXPECT_EQ(nodes.server->rejected(), 0u);
+}
+
+TEST(ZmqValuesStreamCurve, EveryClocksValuesArriveAsSentThroughReusedVectors) {
+  // 300,000 values: 1.2 MB, two parts of kValueChunkBytes. The server gives each message's
+  // vector back, so the next is gathered into it, and the sender's vectors come back from ZeroMQ
+  // to be filled again: no clock may see another's values.
+  CurvePair nodes;
+  for (int clock = 0; clock < 5; ++clock) {
+    Message push = push_of(300'000, clock);
+    std::vector<float> reused = nodes.scheduler->reusable_values(300'000);
+    reused.assign(push.values.begin(), push.values.end());
+    push.values = std::move(reused);
+    nodes.scheduler->send(1, std::move(push));
+    auto m = nodes.server->recv(5.0 * time_scale());
+    ASSERT_TRUE(m) << "clock " << clock;
+    EXPECT_EQ(m->values, push_of(300'000, clock).values) << "clock " << clock;
+    nodes.server->recycle_values(std::move(m->values));
+  }
+  EXPECT_EQ(nodes.server->rejected(), 0u);
 }
 
 }  // namespace
