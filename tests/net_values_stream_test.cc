@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/errors.h"
+#include "tests/known_pushes.h"
 
 namespace pstwin::net {
 namespace {
@@ -19,17 +20,8 @@ namespace {
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::size_t kValues = 100'000;  // 400,000 bytes: 6 parts of 65,536 bytes and one of 6,784
 
-// A push whose values are known and differ from any other `tag`'s: value i is i + tag / 8.
-Message push_of(std::size_t n, int tag = 0) {
-  Message m;
-  m.header.type = MsgType::kPush;
-  m.header.sender = 2;
-  m.header.receiver = 1;
-  m.header.clock = tag;
-  m.values.resize(n);
-  for (std::size_t i = 0; i < n; ++i) m.values[i] = static_cast<float>(i) + static_cast<float>(tag) / 8;
-  return m;
-}
+// A push from node 2 to node 1 whose values tell its tag (known_push).
+Message push_of(std::size_t n, int tag = 0) { return pstwin::testing_support::known_push(n, tag, 2, 1); }
 
 zmq::message_t copy_of(const zmq::message_t& m) { return zmq::message_t(m.data(), m.size()); }
 

@@ -16,6 +16,7 @@
 
 #include "net/curve_keys.h"
 #include "net/values_stream.h"
+#include "tests/known_pushes.h"
 #include "tests/time_scale.h"
 #include "tests/zmq_scheduler_and_server.h"
 
@@ -28,17 +29,8 @@ using Bytes = std::vector<std::uint8_t>;
 constexpr std::size_t kChunk = 64 * 1024;
 constexpr std::size_t kValues = 100'000;  // in kChunk parts: 7, the last of 6,784 bytes
 
-// A push from the scheduler (node 0) to the server (node 1); value i is i + tag / 8.
-Message push_of(std::size_t n, int tag = 0) {
-  Message m;
-  m.header.type = MsgType::kPush;
-  m.header.sender = 0;
-  m.header.receiver = 1;
-  m.header.clock = tag;
-  m.values.resize(n);
-  for (std::size_t i = 0; i < n; ++i) m.values[i] = static_cast<float>(i) + static_cast<float>(tag) / 8;
-  return m;
-}
+// A push from the scheduler (node 0) to the server (node 1) whose values tell its tag (known_push).
+Message push_of(std::size_t n, int tag = 0) { return pstwin::testing_support::known_push(n, tag, 0, 1); }
 
 Bytes bytes_of(const zmq::message_t& m) {
   const auto* p = static_cast<const std::uint8_t*>(m.data());
