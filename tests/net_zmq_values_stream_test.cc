@@ -12,6 +12,7 @@
 #include <chrono>
 #include <future>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "net/curve_keys.h"
@@ -116,6 +117,21 @@ TEST_F(ZmqValuesStream, ASenderWhoseConnectionClosesMidMessageHasItDroppedAndCou
   EXPECT_NE(said.find("an unfinished message: 2 of its 7 values parts came before its connection closed"),
             std::string::npos)
       << said;
+}
+
+TEST_F(ZmqValuesStream, ASenderThatClosesRightAfterItsLastPartStillHasItsMessageTaken) {
+  // A worker that exits right after its last push: ZeroMQ reports the closed connection before the
+  // server has read the parts that connection had delivered, which must still complete it.
+  const auto stream = stream_of(push_of(kValues, 4), FrameChecksum::kVerify);
+  send(stream, 0, 3);
+  EXPECT_FALSE(server().recv(0.3));  // the message is open, two parts in
+  send(stream, 3, stream.size());
+  nodes->poser.close();
+  std::this_thread::sleep_for(std::chrono::duration<double>(0.3 * time_scale()));  // the close is reported
+  auto m = server().recv(5.0 * time_scale());
+  ASSERT_TRUE(m) << "the message was dropped for its closed connection";
+  EXPECT_EQ(m->values, push_of(kValues, 4).values);
+  EXPECT_EQ(server().rejected(), 0u);
 }
 
 // A scheduler and a server under CURVE, where ZmqEnv streams long values sections.
