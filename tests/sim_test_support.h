@@ -16,8 +16,6 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/time_scale.h"
-
 namespace pstwin::testing_support {
 
 /// A fresh folder under the test temp dir, named after the running test.
@@ -173,6 +171,16 @@ inline std::string simulate(const std::string& dir, const nlohmann::json& scenar
   const auto r = run_pstwin("simulate " + dir + "/scenario.json --quiet --out " + dir + "/out " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return dir + "/out";
+}
+
+/// How much to stretch real-time timeouts of launched jobs: PSTWIN_TEST_TIME_SCALE, default 1.
+/// The sanitizer runs set it (tests/sanitizers/run.sh) because instrumented processes run several
+/// times slower and would miss heartbeats; tests scale their timeouts and the bounds that follow
+/// from them by it, and assert the same things.
+inline double time_scale() {
+  const char* text = std::getenv("PSTWIN_TEST_TIME_SCALE");
+  const double scale = text ? std::atof(text) : 1.0;
+  return scale >= 1.0 ? scale : 1.0;
 }
 
 /// `seconds` * time_scale() as a scenario duration ("0.05s").
