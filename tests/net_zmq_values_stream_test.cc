@@ -126,6 +126,7 @@ TEST_F(ZmqValuesStream, ASenderThatClosesRightAfterItsLastPartStillHasItsMessage
   send(stream, 0, 3);
   EXPECT_FALSE(server().recv(0.3));  // the message is open, two parts in
   send(stream, 3, stream.size());
+  nodes->poser.set(zmq::sockopt::linger, 5000);  // what is queued still goes out, then it closes
   nodes->poser.close();
   std::this_thread::sleep_for(std::chrono::duration<double>(0.3 * net_time_scale()));  // the close is reported
   auto m = server().recv(5.0 * net_time_scale());
