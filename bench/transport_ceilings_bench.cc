@@ -155,18 +155,52 @@ std::size_t receive_parts(zmq::socket_t& socket, std::vector<std::uint8_t>* gath
   return total;
 }
 
+/// Sends bytes[0..size) as messages of one part each, of `part` bytes but the last, lent as
+/// send_lent_parts lends them (each after a copy of `identity` when it is not null): the shape of
+/// a streamed values section (net/values_stream.h), less its small header and marker frames.
+void send_lent_stream(zmq::socket_t& socket, const zmq::message_t* identity, const std::uint8_t* bytes,
+                      std::size_t size, std::size_t part) {
+  for (std::size_t at = 0; at < size; at += part) {
+    if (identity != nullptr) {
+      zmq::message_t copy(identity->data(), identity->size());
+      socket.send(copy, zmq::send_flags::sndmore);
+    }
+    const std::size_t n = std::min(part, size - at);
+    zmq::message_t lent(const_cast<std::uint8_t*>(bytes + at), n, nullptr, nullptr);
+    socket.send(lent, zmq::send_flags::none);
+  }
+}
+
+/// Receives a stream send_lent_stream sent, `size` bytes in all, copying each part into `gather`
+/// (its capacity reused) as soon as it arrives, while the next is on its way (a DEALER: no
+/// routing identities). Returns the bytes received (0 when a recv failed).
+std::size_t receive_stream(zmq::socket_t& socket, std::size_t size, std::vector<std::uint8_t>& gather) {
+  gather.clear();
+  zmq::message_t part;
+  while (gather.size() < size) {
+    if (!socket.recv(part)) return 0;
+    const auto* b = static_cast<const std::uint8_t*>(part.data());
+    gather.insert(gather.end(), b, b + part.size());
+  }
+  return gather.size();
+}
+
 /// What libzmq itself can do with a push and its pull reply of state.range(0) float32 values
 /// sent the way pstwin sends them (net/zmq_parts.h): each message's push_frame_bytes as parts
 /// of state.range(1) bytes, lent to ZeroMQ with zmq_msg_init_data (no copy on either send), the
 /// peers as time_round_trips sets them up. With state.range(2) = 1 each receiver also copies its
 /// parts, in order, into one reused buffer, as pstwin's receiver gathers values parts into one
 /// vector (decode_parts): the difference between the two is what that copy costs a push + pull.
+/// With state.range(2) = 2 each part goes as a message of its own and each receiver copies it
+/// as it arrives, overlapping the copy with the parts still on their way (a streamed values
+/// section, wire version 8: net/values_stream.h).
 /// Why this as well as BM_ZmqDealerRouterRoundTrip: that one sends one part, which ZeroMQ copies,
 /// and so understates what libzmq can do with a 40 MB message on this machine.
 void BM_ZmqLentPartsRoundTrip(benchmark::State& state) {
   const std::size_t bytes = push_frame_bytes(static_cast<std::size_t>(state.range(0)));
   const auto part = static_cast<std::size_t>(state.range(1));
   const bool gather = state.range(2) != 0;
+  const bool stream = state.range(2) == 2;
   // Written once, before any send, and kept until both sockets are closed (time_round_trips
   // closes them), so ZeroMQ may hold them as long as it likes.
   const std::vector<std::uint8_t> reply(bytes, 9), payload(bytes, 7);
@@ -177,11 +211,29 @@ void BM_ZmqLentPartsRoundTrip(benchmark::State& state) {
   time_round_trips(
       state, bytes,
       [&](zmq::socket_t& router) {
+        if (stream) {
+          // The first part comes with the identity; an empty one ends the loop.
+          zmq::message_t first, next_id, next;
+          if (!router.recv(id) || !router.recv(first) || first.size() == 0) return false;
+          const auto* b = static_cast<const std::uint8_t*>(first.data());
+          server_into.assign(b, b + first.size());
+          while (server_into.size() < bytes) {
+            if (!router.recv(next_id) || !router.recv(next)) return false;
+            b = static_cast<const std::uint8_t*>(next.data());
+            server_into.insert(server_into.end(), b, b + next.size());
+          }
+          send_lent_stream(router, &id, reply.data(), reply.size(), part);
+          return true;
+        }
         if (!router.recv(id) || receive_parts(router, gather ? &server_into : nullptr) == 0) return false;
         send_lent_parts(router, &id, reply.data(), reply.size(), part);
         return true;
       },
       [&](zmq::socket_t& dealer) {
+        if (stream) {
+          send_lent_stream(dealer, nullptr, payload.data(), payload.size(), part);
+          return receive_stream(dealer, bytes, worker_into);
+        }
         send_lent_parts(dealer, nullptr, payload.data(), payload.size(), part);
         return receive_parts(dealer, gather ? &worker_into : nullptr);
       });
@@ -191,6 +243,7 @@ BENCHMARK(BM_ZmqLentPartsRoundTrip)
     ->Args({10'000'000, 4 << 20, 0})
     ->Args({10'000'000, 1 << 20, 1})
     ->Args({10'000'000, 4 << 20, 1})
+    ->Args({10'000'000, 1 << 20, 2})
     ->UseRealTime();
 
 /// What CURVE does to a push and its pull reply of state.range(0) bytes, without the network:

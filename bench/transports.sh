@@ -15,10 +15,10 @@
 # at 1K, 100K and 10M float32 values for 1, 2 and 4 workers; plus a bare ZeroMQ DEALER/ROUTER
 # round trip of a push's and a pull reply's bytes between two peers with their own contexts (the
 # floor of a push + pull over ZeroMQ), the same at 10M values in parts lent to ZeroMQ as pstwin
-# sends them (1 and 4 MiB; "-gathered": each receiver also copies its parts into one buffer, as
-# pstwin's does), which a ZeroMQ --insecure row at 10M values is also set against, and the peak
-# memory of a
-# 10M-value job. Then UCX at 10M values, 1 worker, under each UCX_TLS and rendezvous setting
+# sent them up to wire version 7 (1 and 4 MiB; "-gathered": each receiver also copies its parts into
+# one buffer, as pstwin's did) and as it sends them since version 8 ("-streamed": each part a
+# message of its own, copied as it arrives), which a ZeroMQ --insecure row at 10M values is also
+# set against, and the peak memory of a 10M-value job. Then UCX at 10M values, 1 worker, under each UCX_TLS and rendezvous setting
 # tried for the one-machine default (DESIGN.md, "The real environments"), and the goal ratio:
 # UCX against ZeroMQ --insecure, 10M values, 1 worker, from the table above.
 #
@@ -75,7 +75,7 @@ for b in json.load(open(sys.argv[1]))["benchmarks"]:
     us = b["real_time"] * {"ns": 1e-3, "us": 1, "ms": 1e3}[b["time_unit"]]
     values = arg if name.startswith("BM_Zmq") else arg // 4  # the round trips' argument counts values
     if name == "BM_ZmqLentPartsRoundTrip":  # named by its part size, and whether it gathers
-        name += f"-{int(args[1]) >> 20}MiB" + ("-gathered" if int(args[2]) else "")
+        name += f"-{int(args[1]) >> 20}MiB" + ["", "-gathered", "-streamed"][int(args[2])]
     print(f"{name.removeprefix('BM_')} {values} {gbps:.4f} {us:.2f}")
 PY
 echo "(each line: what, values, GB/s, microseconds per push + pull)"
@@ -138,7 +138,7 @@ share = f"{gbps / ceiling * 100:8.1f}%" if ceiling > 0 else "       -"
 # ZeroMQ --insecure against what libzmq itself does with the same bytes in lent parts (the best
 # part size measured, no gather): how much of the gap to iperf3 is pstwin's.
 bare = [(g, n) for (n, v), g in ceil.items() if v == p and n.startswith("ZmqLentPartsRoundTrip-")
-        and not n.endswith("-gathered")]
+        and not n.endswith(("-gathered", "-streamed"))]
 extra = ""
 if t == "zmq" and bare:
     g, n = max(bare)

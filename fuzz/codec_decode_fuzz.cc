@@ -3,6 +3,7 @@
 // Each input is decoded twice: as given (the checksum must reject corruption) and with its CRC-32
 // made valid (so mutations reach the size and key checks behind it). Whatever decode accepts must
 // re-encode to a message that decodes to the same bytes again, in exactly encoded_size() bytes.
+// The same input read as a header part: its values offset (checked_values_offset) lies within it.
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -20,6 +21,13 @@ namespace {
 constexpr std::size_t kMaxBytes = std::size_t{1} << 20;
 
 void decode_and_check(const std::uint8_t* data, std::size_t size) {
+  // A streamed values section is hashed from the header part's values offset on before the header
+  // part is decoded (wire version 8): the offset must lie within the bytes given, or be refused.
+  try {
+    const std::size_t at = pstwin::checked_values_offset(data, size);
+    pstwin::fuzz::require(at >= pstwin::kWireHeaderBytes && at + 4 <= size, "values offset within the header part");
+  } catch (const pstwin::ProtocolError&) {
+  }
   pstwin::Message m;
   try {
     m = pstwin::decode(data, size, kMaxBytes);

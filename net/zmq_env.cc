@@ -42,6 +42,8 @@ ZmqEnv::ZmqEnv(const ZmqOptions& options, std::uint64_t seed, MetricsSink& metri
     router_.set(zmq::sockopt::zap_domain, "pstwin");
   }
   endpoint_ = bind_tcp(router_, options_.bind_endpoint);
+  disconnects_ = std::make_unique<RouterDisconnects>(context_, router_, "router");
+  streams_ = std::make_unique<ValuesReassembly>(options_.max_message_bytes, spare_);
   if (options_.ucx) {
     if (options_.keys) throw std::invalid_argument("UCX has no authentication: it needs --insecure");
     ucx_ = std::make_unique<UcxDataPlane>(options_.max_message_bytes, frames_, options_.ucx_peer_failures);
@@ -186,16 +188,7 @@ void ZmqEnv::send(NodeId to, Message msg) {
     send_over_ucx(to, std::move(msg));
   } else {
     // The values go out from where they lie (zmq_parts.h): no copy into a frame.
-    OutgoingParts parts = split_for_zmq(std::move(msg), checksum_with(to), frames_, spare_);
-    zmq::socket_t& socket = peer(to);
-    const std::size_t rest = parts.values.size();
-    // Once a first part is queued ZeroMQ takes the rest, so only the first can time out.
-    if (!socket.send(parts.head, rest > 0 ? zmq::send_flags::sndmore : zmq::send_flags::none))
-      throw std::runtime_error("node " + std::to_string(self_) + ": sending to node " +
-                               std::to_string(to) + " at " + book_[to] + " timed out after " +
-                               format_seconds(options_.send_timeout_s));
-    for (std::size_t i = 0; i < rest; ++i)
-      (void)socket.send(parts.values[i], i + 1 < rest ? zmq::send_flags::sndmore : zmq::send_flags::none);
+    send_parts(peer(to), to, split_for_zmq(std::move(msg), checksum_with(to), frames_, spare_));
   }
   // A worker's straggler events are measurements, which the simulation does not send: not
   // counted, so traffic compares across environments.
@@ -296,6 +289,8 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
     if (!raw) raw = receive_raw(left, wake_fd);
     if (!raw) {
       if (wake_fd >= 0) continue;  // UCX woke up, or the time is up (said at the top)
+      // Nothing came for the whole wait: a stream whose connection closed can get no more parts.
+      if (streams_->any_open()) drop_cut_off_streams();
       mark();
       return std::nullopt;
     }
@@ -338,14 +333,9 @@ std::optional<Message> ZmqEnv::recv(double timeout_s) {
       reject(printable(raw->identity), "not a node of this job");
       continue;
     }
-    Message m;
-    try {
-      m = decode_received(*raw, *sender);
-    } catch (const ProtocolError& e) {
-      reject("node " + std::to_string(*sender), e.what());
-      continue;
-    }
-    if (auto delivered = accept_from_node(*sender, std::move(m))) {
+    auto m = take_from_node(std::move(*raw), *sender);
+    if (!m) continue;
+    if (auto delivered = accept_from_node(*sender, std::move(*m))) {
       mark();
       return delivered;
     }

@@ -22,6 +22,8 @@
 #include "net/frame_pool.h"
 #include "net/spare_values.h"
 #include "net/stop_request.h"
+#include "net/router_disconnects.h"
+#include "net/values_stream.h"
 #include "net/zmq_parts.h"
 #include "net/handshake_watch.h"
 #include "net/heartbeat_thread.h"
@@ -311,6 +313,20 @@ class ZmqEnv : public Env {
   /// `m` decoded from a message node `sender` sent, into this node's spare buffers; throws
   /// ProtocolError.
   Message decode_received(const ReceivedParts& parts, NodeId sender);
+  /// Sends `parts` to node `to` over `socket`: as one multi-part message, or, for a long values
+  /// section, as a header message and one message per values part (net/values_stream.h). Throws
+  /// std::runtime_error when a message cannot be queued within the send timeout.
+  void send_parts(zmq::socket_t& socket, NodeId to, OutgoingParts parts);
+  /// What node `sender` sent in `raw`, decoded; nullopt when it was a piece of a values stream
+  /// still unfinished, or was dropped and counted (a message that does not decode, a values part
+  /// out of turn, ...). A message other than a values part first drops the sender's unfinished
+  /// stream, counted.
+  std::optional<Message> take_from_node(ReceivedParts raw, NodeId sender);
+  /// Notes the connections the ROUTER has lost (ValuesReassembly::connection_closed).
+  void note_lost_connections();
+  /// After a receive that found nothing for its whole wait: drops, and counts, the unfinished
+  /// values streams whose connections have closed (nothing more of theirs can come).
+  void drop_cut_off_streams();
 
   ZmqOptions options_;
   std::uint64_t seed_;
@@ -326,6 +342,9 @@ class ZmqEnv : public Env {
   zmq::context_t context_;
   std::unique_ptr<ZapAuthenticator> authenticator_;
   zmq::socket_t router_;
+  // After router_: stopped before it closes. Values streams from peers, half assembled.
+  std::unique_ptr<RouterDisconnects> disconnects_;
+  std::unique_ptr<ValuesReassembly> streams_;
   std::string endpoint_;
   std::map<NodeId, zmq::socket_t> peers_;
   NodeId self_ = 0;

@@ -136,11 +136,16 @@ OutgoingParts split_for_zmq(Message msg, FrameChecksum checksum, const std::shar
   return parts;
 }
 
-std::size_t values_bytes(const ReceivedParts& parts) {
+namespace {
+std::size_t total_size(const std::vector<zmq::message_t>& parts) {
   std::size_t total = 0;
-  for (const zmq::message_t& part : parts.values) total += part.size();
+  for (const zmq::message_t& part : parts) total += part.size();
   return total;
 }
+}  // namespace
+
+std::size_t values_bytes(const ReceivedParts& parts) { return total_size(parts.values); }
+std::size_t values_bytes(const OutgoingParts& parts) { return total_size(parts.values); }
 
 void check_value_parts(const ReceivedParts& parts) {
   const std::size_t count = parts.values.size();

@@ -66,6 +66,7 @@ struct ReceivedParts {
 
 /// Total bytes of the values parts.
 std::size_t values_bytes(const ReceivedParts& parts);
+std::size_t values_bytes(const OutgoingParts& parts);
 
 /// Checks the layout of a message's values parts before any is read: none is empty, every part
 /// but the last has the first one's length (a multiple of 4), and the last is no longer. A part

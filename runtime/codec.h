@@ -40,7 +40,10 @@
 // send two parts, which a version 5 node would refuse message by message rather than at
 // registration. Version 7 frames are byte for byte version 6's too; ZeroMQ peers now send a long
 // values part as several parts of up to 1 MiB (net/zmq_parts.h), whose concatenation is the
-// values part, which a version 6 node would refuse message by message.
+// values part, which a version 6 node would refuse message by message. Version 8 frames are byte
+// for byte version 7's too; ZeroMQ peers now send a values section of more than 1 MiB as messages
+// of their own, one per part, after the header part (net/values_stream.h), which a version 7 node
+// would refuse message by message.
 // Version 5 adds two things to version 4's frames:
 // - compressed values: byte 76 (reserved and 0 in version 4) names the value format and the
 //   values section then holds the packed bytes (runtime/packed_values.h; a frame with format 0
@@ -68,7 +71,7 @@
 
 namespace pstwin {
 
-inline constexpr std::uint8_t kWireVersion = 7;
+inline constexpr std::uint8_t kWireVersion = 8;
 /// Size of the fixed part, before the keys.
 inline constexpr std::size_t kWireHeaderBytes = 112;
 /// Default largest message a decoder accepts (1 GiB).
@@ -177,5 +180,31 @@ void decode_split_gathering(const std::uint8_t* head, std::size_t head_size,
                             Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
                             std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
                             FrameChecksum checksum = FrameChecksum::kVerify);
+
+/// Appends `piece` (a whole number of float32 values, in wire order) to `out` within its capacity,
+/// without zero-filling it first, in stretches of 64 KiB each given to `hasher` (null: none)
+/// right after it is copied, while it is still in cache: one pass over memory for the copy and the
+/// checksum. For a receiver that gathers a values section it got in pieces. Throws only as
+/// std::vector does (bad_alloc when the capacity must grow).
+void append_values(std::span<const std::uint8_t> piece, std::vector<float>& out, FrameHasher* hasher);
+
+/// Where the values section starts in the frame of the header part head[0..head_size), as
+/// values_offset(), but checked first: for a receiver that hashes a values section piece by piece
+/// as it arrives (decode_split_hashed), before the header part can be decoded whole. Throws
+/// ProtocolError when the magic or the version is wrong, or head_size cannot hold the fixed header,
+/// the keys that its key mode and count say, and the checksum.
+std::size_t checked_values_offset(const std::uint8_t* head, std::size_t head_size);
+
+/// decode_split_adopting() of a split frame whose values part the receiver gathered into `values`
+/// itself, piece by piece as the pieces arrived (ZeroMQ's values messages, wire version 8,
+/// net/values_stream.h), hashing each piece as it copied it. With FrameChecksum::kVerify,
+/// `hashed` has been given head[0..checked_values_offset(head, head_size)) and then every byte of
+/// `values` in order; this adds the rest of the head and compares (so the checksum is the whole
+/// frame's, as in every other form). With kSkip, `hashed` is not read (may be null). Throws
+/// ProtocolError as decode_split_adopting() does.
+void decode_split_hashed(const std::uint8_t* head, std::size_t head_size, std::vector<float>& values,
+                         FrameHasher* hashed, Message& out, std::size_t max_bytes = kDefaultMaxMessageBytes,
+                         std::uint64_t max_range_keys = std::numeric_limits<std::uint64_t>::max(),
+                         FrameChecksum checksum = FrameChecksum::kVerify);
 
 }  // namespace pstwin

@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "runtime/byte_order.h"
@@ -52,6 +53,29 @@ Message decode(const std::uint8_t* data, std::size_t size, std::size_t max_bytes
 }
 
 namespace {
+// How much of a piece is copied before it is hashed: small enough to be still in L1 or L2 when
+// the hash reads it back, large enough that each copy and each hash update is one long run.
+constexpr std::size_t kGatherStretchBytes = 64 * 1024;
+
+}  // namespace
+
+void append_values(std::span<const std::uint8_t> piece, std::vector<float>& out, FrameHasher* hasher) {
+  for (std::size_t at = 0; at < piece.size(); at += kGatherStretchBytes) {
+    const std::size_t n = std::min(kGatherStretchBytes, piece.size() - at);
+    const std::size_t from = out.size();
+    const std::uint8_t* bytes = piece.data() + at;
+    if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
+      const auto* first = reinterpret_cast<const float*>(bytes);
+      out.insert(out.end(), first, first + n / sizeof(float));
+    } else {
+      out.resize(from + n / sizeof(float));
+      std::memcpy(out.data() + from, bytes, n);
+    }
+    if (hasher) hasher->add(reinterpret_cast<const std::uint8_t*>(out.data() + from), n);
+  }
+}
+
+namespace {
 
 // The values section of a split frame: the second part, apart from the head.
 struct ValuesPart {
@@ -63,31 +87,16 @@ struct ValuesPart {
   std::vector<float>* adopt = nullptr;
   // The values in pieces, `size` bytes in all, to be gathered into *adopt (bytes is null).
   std::span<const std::span<const std::uint8_t>> pieces = {};
+  // Values the receiver gathered into *adopt itself, hashed on the way (decode_split_hashed):
+  // the head up to the values section, then the values, were added to it.
+  FrameHasher* hashed = nullptr;
 };
-
-// How much of a piece is copied before it is hashed: small enough to be still in L1 or L2 when
-// the hash reads it back, large enough that each copy and each hash update is one long run.
-constexpr std::size_t kGatherStretchBytes = 64 * 1024;
 
 // Appends `pieces` (each a whole number of float32 values) to `out`, in order, within its
 // capacity: no zero-filling. Each stretch goes to `hasher` (null: none) right after it is copied.
 void gather_values(std::span<const std::span<const std::uint8_t>> pieces, std::vector<float>& out,
                    FrameHasher* hasher) {
-  for (const std::span<const std::uint8_t> piece : pieces) {
-    for (std::size_t at = 0; at < piece.size(); at += kGatherStretchBytes) {
-      const std::size_t n = std::min(kGatherStretchBytes, piece.size() - at);
-      const std::size_t from = out.size();
-      const std::uint8_t* bytes = piece.data() + at;
-      if (reinterpret_cast<std::uintptr_t>(bytes) % alignof(float) == 0) {
-        const auto* first = reinterpret_cast<const float*>(bytes);
-        out.insert(out.end(), first, first + n / sizeof(float));
-      } else {
-        out.resize(from + n / sizeof(float));
-        std::memcpy(out.data() + from, bytes, n);
-      }
-      if (hasher) hasher->add(reinterpret_cast<const std::uint8_t*>(out.data() + from), n);
-    }
-  }
+  for (const std::span<const std::uint8_t> piece : pieces) append_values(piece, out, hasher);
 }
 
 // decode_into of a whole frame (`values` null), or of a split one: `data` its header part and
@@ -223,6 +232,11 @@ void decode_frame(const std::uint8_t* data, std::size_t size, const ValuesPart* 
       computed_crc = hasher.digest();
     }
     value_bytes = reinterpret_cast<const std::uint8_t*>(gather.data());
+  } else if (values && values->hashed) {
+    if (verify) {
+      values->hashed->add(data + head_bytes, size - kCrcBytes - head_bytes);
+      computed_crc = values->hashed->digest();
+    }
   } else if (verify) {
     computed_crc = values ? split_checksum(data, head_bytes, values->bytes, values->size, data + head_bytes,
                                            size - kCrcBytes - head_bytes)
@@ -309,6 +323,33 @@ void decode_split_adopting(const std::uint8_t* head, std::size_t head_size, std:
                            FrameChecksum checksum) {
   const ValuesPart part{reinterpret_cast<const std::uint8_t*>(values.data()), values.size() * sizeof(float),
                         &values};
+  decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
+}
+
+std::size_t checked_values_offset(const std::uint8_t* head, std::size_t head_size) {
+  const DecodeError err("message");
+  if (head_size < kMinMessageBytes)
+    err.fail("truncated: header part of " + std::to_string(head_size) + " bytes, less than the " +
+             std::to_string(kMinMessageBytes) + "-byte minimum (header and checksum)");
+  if (std::memcmp(head, kMagic, 4) != 0) err.fail("bad magic " + hex32(load_u32(head)) + ", expected \"PSTW\"");
+  if (head[4] != kWireVersion)
+    err.fail("unknown format version " + std::to_string(head[4]) + " (this build reads " +
+             std::to_string(kWireVersion) + ")");
+  const std::uint8_t mode = head[6];
+  const std::uint64_t n_k = load_u64(head + 80);
+  std::size_t remain = head_size - kMinMessageBytes;
+  if (mode == kExplicitKeys) take(err, remain, n_k, 8, "keys");
+  if (mode == kKeyRange) take(err, remain, 1, 8, "first-key fields");
+  return head_size - kCrcBytes - remain;
+}
+
+void decode_split_hashed(const std::uint8_t* head, std::size_t head_size, std::vector<float>& values,
+                         FrameHasher* hashed, Message& msg, std::size_t max_bytes, std::uint64_t max_range_keys,
+                         FrameChecksum checksum) {
+  if (checksum == FrameChecksum::kVerify && hashed == nullptr)
+    throw std::invalid_argument("decode_split_hashed: kVerify needs the hash of what came");
+  ValuesPart part{reinterpret_cast<const std::uint8_t*>(values.data()), values.size() * sizeof(float), &values};
+  part.hashed = hashed;
   decode_frame(head, head_size, &part, msg, max_bytes, max_range_keys, checksum);
 }
 

@@ -109,7 +109,7 @@ TEST_F(ZmqParts, AVersion6MessageIsDroppedNamingBothVersions) {
   const std::string said = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(m);
   EXPECT_EQ(server->rejected(), 1u);
-  EXPECT_NE(said.find("unknown format version 6 (this build reads 7)"), std::string::npos) << said;
+  EXPECT_NE(said.find("unknown format version 6 (this build reads 8)"), std::string::npos) << said;
 }
 
 TEST_F(ZmqParts, LargeValuesTravelLentAndComeBackToTheSendersSpareValues) {
