@@ -24,7 +24,7 @@
 namespace pstwin::net {
 namespace {
 
-using pstwin::testing_support::net_time_scale;
+using pstwin::testing_support::time_scale;
 using Bytes = std::vector<std::uint8_t>;
 
 constexpr std::size_t kChunk = 64 * 1024;
@@ -66,7 +66,7 @@ TEST_F(ZmqValuesStream, AStreamArrivesWholeOnlyOnceItsLastPartIsIn) {
   EXPECT_FALSE(server().recv(0.3)) << "a message reached the role before its last part";
   EXPECT_EQ(server().rejected(), 0u);
   send(stream, 7, 8);
-  auto m = server().recv(5.0 * net_time_scale());
+  auto m = server().recv(5.0 * time_scale());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->values, push_of(kValues, 5).values);
   EXPECT_EQ(server().rejected(), 0u);
@@ -86,7 +86,7 @@ TEST_F(ZmqValuesStream, BrokenStreamsAreDroppedAndCountedAndTheNextMessageArrive
   send(stream, 0, stream.size());  // and a good stream
   std::vector<Message> got;
   for (int i = 0; i < 2; ++i)
-    if (auto m = server().recv(5.0 * net_time_scale())) got.push_back(std::move(*m));
+    if (auto m = server().recv(5.0 * time_scale())) got.push_back(std::move(*m));
   const std::string said = testing::internal::GetCapturedStderr();
   ASSERT_EQ(got.size(), 2u) << said;
   EXPECT_EQ(got[0].values, push_of(10, 2).values);
@@ -110,7 +110,7 @@ TEST_F(ZmqValuesStream, ASenderWhoseConnectionClosesMidMessageHasItDroppedAndCou
   nodes->poser.close();
   // The server learns of the closed connection from its ROUTER's monitor, and drops the message
   // once a receive finds nothing more for its whole wait.
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(10.0 * net_time_scale());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(10.0 * time_scale());
   while (server().rejected() == 0 && std::chrono::steady_clock::now() < deadline) EXPECT_FALSE(server().recv(0.1));
   const std::string said = testing::internal::GetCapturedStderr();
   EXPECT_EQ(server().rejected(), 1u);
@@ -128,8 +128,8 @@ TEST_F(ZmqValuesStream, ASenderThatClosesRightAfterItsLastPartStillHasItsMessage
   send(stream, 3, stream.size());
   nodes->poser.set(zmq::sockopt::linger, 5000);  // what is queued still goes out, then it closes
   nodes->poser.close();
-  std::this_thread::sleep_for(std::chrono::duration<double>(0.3 * net_time_scale()));  // the close is reported
-  auto m = server().recv(5.0 * net_time_scale());
+  std::this_thread::sleep_for(std::chrono::duration<double>(0.3 * time_scale()));  // the close is reported
+  auto m = server().recv(5.0 * time_scale());
   ASSERT_TRUE(m) << "the message was dropped for its closed connection";
   EXPECT_EQ(m->values, push_of(kValues, 4).values);
   EXPECT_EQ(server().rejected(), 0u);
@@ -154,7 +154,7 @@ struct CurvePair {
 TEST(ZmqValuesStreamCurve, ALargePushArrivesWhole) {
   CurvePair nodes;
   nodes.scheduler->send(1, push_of(1'000'000, 3));  // 4 MB: four parts, each a message
-  auto m = nodes.server->recv(10.0 * net_time_scale());
+  auto m = nodes.server->recv(10.0 * time_scale());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->values, push_of(1'000'000, 3).values);
   EXPECT_EQ(nodes.server->rejected(), 0u);
@@ -171,7 +171,7 @@ TEST(ZmqValuesStreamCurve, EveryClocksValuesArriveAsSentThroughReusedVectors) {
     reused.assign(push.values.begin(), push.values.end());
     push.values = std::move(reused);
     nodes.scheduler->send(1, std::move(push));
-    auto m = nodes.server->recv(5.0 * net_time_scale());
+    auto m = nodes.server->recv(5.0 * time_scale());
     ASSERT_TRUE(m) << "clock " << clock;
     EXPECT_EQ(m->values, push_of(300'000, clock).values) << "clock " << clock;
     nodes.server->recycle_values(std::move(m->values));

@@ -16,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/time_scale.h"
+
 namespace pstwin::testing_support {
 
 /// A fresh folder under the test temp dir, named after the running test.
@@ -171,23 +173,6 @@ inline std::string simulate(const std::string& dir, const nlohmann::json& scenar
   const auto r = run_pstwin("simulate " + dir + "/scenario.json --quiet --out " + dir + "/out " + extra);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   return dir + "/out";
-}
-
-/// How much to stretch real-time timeouts of launched jobs: PSTWIN_TEST_TIME_SCALE, default 1.
-/// The sanitizer runs set it (tests/sanitizers/run.sh) because instrumented processes run several
-/// times slower and would miss heartbeats; tests scale their timeouts and the bounds that follow
-/// from them by it, and assert the same things. Set but empty, or not a number of at least 1, it
-/// is refused naming it (std::invalid_argument), as the binary refuses its variables (README,
-/// "Environment variables"): a silent 1 would make a sanitizer run fail on timeouts instead.
-inline double time_scale() {
-  const char* text = std::getenv("PSTWIN_TEST_TIME_SCALE");
-  if (text == nullptr) return 1.0;
-  char* end = nullptr;
-  const double scale = std::strtod(text, &end);
-  if (*text == '\0' || *end != '\0' || !(scale >= 1.0) || scale > 1e6)
-    throw std::invalid_argument(std::string("PSTWIN_TEST_TIME_SCALE must be a number from 1 to 1e6, not '") + text +
-                                "'");
-  return scale;
 }
 
 /// `seconds` * time_scale() as a scenario duration ("0.05s").
