@@ -219,12 +219,14 @@ int launch_command(const std::vector<std::string>& args) {
     if (!runs) return 2;
     memory = prepared_memory(*scenario, *runs);
   }
-  // Every node on this machine: a job larger than its memory is said (the estimate is a lower
-  // bound), as validate says it.
+  // Every node on this machine (one process under inproc): a job larger than its memory is
+  // refused now, as simulate refuses it, rather than left to fail an allocation mid-job (a trial's
+  // inproc launch aborted so, with no summary). Variants run one after another: one at a time.
   if (s.hosts.empty())
-    for (const RunMemory& m : memory)
-      if (const std::string warning = memory_warning(m, machine_memory_bytes()); !warning.empty())
-        std::cerr << "pstwin launch: " << warning << "\n";
+    if (const std::string why = memory_refusal(memory, 1, machine_memory_bytes()); !why.empty()) {
+      std::cerr << "pstwin launch: " << why << ", or spread the nodes over machines with --hostfile\n";
+      return 2;
+    }
   // A checkpoint that does not fit the job is bad input: said here, before any node starts.
   for (std::size_t i = 0; i < runs->scenarios.size(); ++i) {
     if (s.resume.empty()) break;

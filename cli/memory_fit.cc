@@ -80,7 +80,7 @@ std::string memory_warning(const RunMemory& r, std::uint64_t machine_bytes) {
   if (machine_bytes == 0 || r.estimate.job_bytes <= machine_bytes) return "";
   return "warning: " + r.run + "'s nodes need at least " + bytes_text(r.estimate.job_bytes) + " together " +
          parts_text(r) + ", more than this machine's " + bytes_text(machine_bytes) +
-         " of memory: it cannot run on one machine like this one (simulate and sweep refuse it; launch needs a --hostfile)";
+         " of memory: it cannot run on one machine like this one (simulate, sweep and a launch without --hostfile refuse it)";
 }
 
 }  // namespace pstwin::cli

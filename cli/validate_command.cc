@@ -76,7 +76,7 @@ int validate_command(const std::vector<std::string>& args) {
   for (const std::string& line : data->checked) std::cout << "checked: " << line << "\n";
   for (const std::string& line : data->not_checked) std::cout << "not checked: " << line << "\n";
   // What each variant's model needs in memory; a job larger than this machine is said, not refused
-  // (a launch over a hostfile spreads it), though simulate and sweep refuse it.
+  // (a launch over a hostfile spreads it), though simulate, sweep and a launch without one refuse it.
   const std::uint64_t machine = machine_memory_bytes();
   for (const RunMemory& m : data->memory) {
     std::cout << memory_line(m) << "\n";

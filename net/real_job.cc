@@ -282,7 +282,14 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
         recorder->event(env.now(), "job_stopped", {{"reason", e.what()}, {"clock", 0}});
       }
       recorder->flush();
-      write_summary(options.out_dir, make_summary(scenario, variant, *recorder, facts));
+      nlohmann::json summary = make_summary(scenario, variant, *recorder, facts);
+      if (stopped) {
+        // Stopped during the rendezvous: no clock ran, so it reads "before it started" as a
+        // variant never begun does (cli/run_status.h), not "at 0%" with figures of zero.
+        summary["started"] = false;
+        summary.erase("progress");
+      }
+      write_summary(options.out_dir, summary);
       if (stopped) throw JobStopped(facts.failure);
       throw;
     }

@@ -152,6 +152,10 @@ TEST(LaunchLost, SchedulerStoppedByCtrlCWritesASummarySayingSo) {
   const json s = read_json(dir + "/out/summary.json");
   EXPECT_FALSE(s["completed"].get<bool>());
   EXPECT_EQ(s["reason"], "the scheduler was stopped by SIGINT before the job started");
+  EXPECT_EQ(s["stop_reason"], "SIGINT");
+  // No clock ran: the tables read "before it started", not "at 0%" with figures of zero.
+  EXPECT_FALSE(s.value("started", true)) << s.dump(2);
+  EXPECT_FALSE(s.contains("progress")) << s.dump(2);
   const auto stopped = events_of(dir + "/out", "job_stopped");
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");

@@ -70,7 +70,7 @@ TEST(MemoryFit, ValidateReportsWhatEachNodeNeedsAndWarnsWhenTheMachineIsTooSmall
   EXPECT_NE(r.output.find("memory (variant asp): 68725768194 parameters of float32"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("pstwin validate: warning: variant bsp's nodes need at least "), std::string::npos)
       << r.output;
-  EXPECT_NE(r.output.find("simulate and sweep refuse it"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("simulate, sweep and a launch without --hostfile refuse it"), std::string::npos) << r.output;
 }
 
 TEST(MemoryFit, SimulateAndSweepRefuseARunThatCannotFitBeforeAnyStarts) {
@@ -86,6 +86,21 @@ TEST(MemoryFit, SimulateAndSweepRefuseARunThatCannotFitBeforeAnyStarts) {
   EXPECT_NE(r.output.find("pstwin sweep: "), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("/bsp needs at least "), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/sweep"));
+}
+
+// Without --hostfile every node runs on this machine (in one process under inproc): a trial's
+// inproc launch of such a model only warned, then aborted on an allocation with no summary.
+TEST(MemoryFit, ALaunchOnThisMachineIsRefusedBeforeAnyNodeStarts) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/huge.json", huge_mlp(dir));
+  for (const std::string transport : {"inproc", "zmq"}) {
+    const auto r = run_pstwin("launch " + dir + "/huge.json --insecure --transport " + transport + " --out " + dir +
+                              "/" + transport);
+    EXPECT_EQ(r.exit_code, 2) << transport << ": " << r.output;
+    EXPECT_NE(r.output.find("pstwin launch: variant bsp needs at least "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("or spread the nodes over machines with --hostfile"), std::string::npos) << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir + "/" + transport + "/bsp/summary.json")) << transport;
+  }
 }
 
 }  // namespace
