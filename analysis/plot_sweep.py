@@ -12,7 +12,7 @@ mean over its seeds and a band spans their minimum to maximum. A run whose targe
 reached has no time to target: such points are drawn as an x at the top of the first panel.
 Runs that failed, and runs stopped by a signal (status "stopped": their figures are
 those reached at the stop, not final ones), are left out and counted in the title. The paths written are printed;
-a DIR without a readable sweep.csv is an error (exit 2).
+a DIR without a readable sweep.csv, or with no run left to draw, is an error (exit 2).
 
 Needs only matplotlib and pandas; runs with Debian's /usr/bin/python3.
 """
@@ -184,6 +184,15 @@ def main(argv=None):
         table, pointers, scenario = load_sweep(args.dir)
     except SweepError as e:
         print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    # Every run failed or was stopped: three empty panels would say nothing (plot_runs.py
+    # refuses the same case), so say why instead and draw none.
+    drawable = int((~table["status"].isin(list(LEFT_OUT))).sum())
+    if drawable == 0:
+        counts = table["status"].value_counts()
+        said = " and ".join(f"{int(counts[s])} {w}" for s, w in LEFT_OUT.items() if s in counts)
+        print(f"{parser.prog}: error: {args.dir}: no run to draw ({said}: their figures are not "
+              "final ones)", file=sys.stderr)
         return 2
     outdir = Path(args.out or args.dir)
     outdir.mkdir(parents=True, exist_ok=True)

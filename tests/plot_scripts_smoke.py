@@ -66,6 +66,20 @@ def main():
     assert run.returncode == 0, run.stdout + run.stderr
     sweep_figures = written([sys.executable, str(source / "analysis/plot_sweep.py"), str(out)])
     assert [p.name for p in sweep_figures] == ["sweep_cluster.workers.png"], sweep_figures
+    # Every run stopped: nothing final to draw, so no figure of empty panels but a refusal.
+    stopped = work / "sweep-stopped"
+    stopped.mkdir()
+    lines = (out / "sweep.csv").read_text().splitlines()
+    status = lines[0].split(",").index("status")
+    rows = [line.split(",") for line in lines[1:]]
+    for row in rows:
+        row[status] = "stopped"
+    (stopped / "sweep.csv").write_text("\n".join([lines[0]] + [",".join(r) for r in rows]) + "\n")
+    refused = subprocess.run([sys.executable, str(source / "analysis/plot_sweep.py"), str(stopped)],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert f"no run to draw ({len(rows)} stopped" in refused.stderr, refused.stderr
+    assert not list(stopped.glob("*.png")), list(stopped.glob("*.png"))
 
     runs = [out / "cluster.workers=2_seed=3", out / "cluster.workers=4_seed=3"]
     paths = written([sys.executable, str(source / "analysis/plot_runs.py"), *map(str, runs),
