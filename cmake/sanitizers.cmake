@@ -21,9 +21,18 @@ if(PSTWIN_FUZZ)
 endif()
 
 if(PSTWIN_SANITIZE)
-  # Frame pointers and debug lines make the reports' stacks readable.
+  # Frame pointers and line tables make the reports' stacks readable (file and line of every
+  # frame). Line tables only, not full debug information (which the build type's -g asks for and
+  # this later flag overrides): the reports need no more, and full debug information made the
+  # sanitizer builds the longest stages of CI.
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    set(pstwin_debug_lines -gline-tables-only)
+  else()
+    set(pstwin_debug_lines -g1)
+  endif()
   add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fsanitize=${PSTWIN_SANITIZE}>
-                      $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer> $<$<COMPILE_LANGUAGE:CXX>:-g>)
+                      $<$<COMPILE_LANGUAGE:CXX>:-fno-omit-frame-pointer>
+                      $<$<COMPILE_LANGUAGE:CXX>:${pstwin_debug_lines}>)
   if(PSTWIN_SANITIZE MATCHES "undefined")
     # Undefined behaviour fails the run (a test or a fuzz input), rather than printing and going on.
     add_compile_options($<$<COMPILE_LANGUAGE:CXX>:-fno-sanitize-recover=undefined>)
