@@ -216,6 +216,8 @@ class ZmqEnv : public Env {
   FrameChecksum checksum_with(NodeId peer) const;
   /// Frames dropped by the wire-safety checks so far.
   std::uint64_t rejected() const { return rejected_; }
+  /// Messages taken whole from values streams so far (DESIGN.md, "Streamed values").
+  std::uint64_t streams_taken() const { return streams_taken_; }
   std::uint64_t bytes_sent() const override { return bytes_sent_; }
   std::uint64_t messages_sent() const { return messages_sent_; }
 
@@ -367,6 +369,7 @@ class ZmqEnv : public Env {
   std::unique_ptr<StragglerHold> hold_;  // a worker's; null elsewhere
   std::optional<CpuMeter> cpu_meter_;    // from start_cpu_meter() on
   std::uint64_t rejected_ = 0;
+  std::uint64_t streams_taken_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;
   std::atomic<std::int64_t> progress_clock_{-1};

@@ -18,9 +18,10 @@ void ZmqEnv::send_parts(zmq::socket_t& socket, NodeId to, OutgoingParts parts) {
                                " at " + book_[to] + " timed out after " + format_seconds(options_.send_timeout_s));
     if (second) (void)socket.send(*second, more ? zmq::send_flags::sndmore : zmq::send_flags::none);
   };
-  // Streams under CURVE only: without a cipher to wait for, one message per part measured slower
-  // than one multi-part message (DESIGN.md, "Streamed values").
-  if (!options_.keys || !sent_as_stream(parts)) {
+  // Streamed whenever the values go in several parts, under CURVE and --insecure alike: the
+  // receiver's copy of each part then overlaps the parts still on their way (DESIGN.md,
+  // "Streamed values", for the figures).
+  if (!sent_as_stream(parts)) {
     const std::size_t rest = parts.values.size();
     queue(parts.head, nullptr, rest > 0);
     for (std::size_t i = 0; i < rest; ++i)
@@ -61,7 +62,11 @@ std::optional<Message> ZmqEnv::take_from_node(ReceivedParts raw, NodeId sender) 
           throw ProtocolError("values stream: a values message is 2 parts (marker, values part), got " +
                               std::to_string(1 + raw.values.size()));
         }
-        return streams_->add(sender, raw.head, raw.values[0], options_.max_range_keys);
+        if (auto whole = streams_->add(sender, raw.head, raw.values[0], options_.max_range_keys)) {
+          ++streams_taken_;
+          return whole;
+        }
+        return std::nullopt;
     }
   } catch (const ProtocolError& e) {
     reject(from, e.what());

@@ -135,11 +135,12 @@ TEST_F(ZmqValuesStream, ASenderThatClosesRightAfterItsLastPartStillHasItsMessage
   EXPECT_EQ(server().rejected(), 0u);
 }
 
-// A scheduler and a server under CURVE, where ZmqEnv streams long values sections.
-struct CurvePair {
-  CurvePair() {
+// A scheduler and a server, under CURVE or --insecure: ZmqEnv streams long values sections in
+// both.
+struct NodePair {
+  explicit NodePair(bool curve) {
     ZmqOptions o;
-    o.keys = make_job_keys();
+    if (curve) o.keys = make_job_keys();
     o.linger_s = 0;
     scheduler = std::make_unique<ZmqEnv>(o, 1, sink);
     server = std::make_unique<ZmqEnv>(o, 1, sink);
@@ -151,20 +152,28 @@ struct CurvePair {
   std::unique_ptr<ZmqEnv> scheduler, server;
 };
 
-TEST(ZmqValuesStreamCurve, ALargePushArrivesWhole) {
-  CurvePair nodes;
+class ZmqValuesStreamModes : public testing::TestWithParam<bool> {};
+
+TEST_P(ZmqValuesStreamModes, ALargePushArrivesWholeAsAStreamAndASmallOneAsOneMessage) {
+  NodePair nodes(GetParam());
   nodes.scheduler->send(1, push_of(1'000'000, 3));  // 4 MB: four parts, each a message
   auto m = nodes.server->recv(10.0 * time_scale());
   ASSERT_TRUE(m);
   EXPECT_EQ(m->values, push_of(1'000'000, 3).values);
+  EXPECT_EQ(nodes.server->streams_taken(), 1u) << "the 4 MB push did not come as a stream";
+  nodes.scheduler->send(1, push_of(200'000, 4));  // 800 kB: one part, one message
+  m = nodes.server->recv(10.0 * time_scale());
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->values, push_of(200'000, 4).values);
+  EXPECT_EQ(nodes.server->streams_taken(), 1u) << "a push of one values part came as a stream";
   EXPECT_EQ(nodes.server->rejected(), 0u);
 }
 
-TEST(ZmqValuesStreamCurve, EveryClocksValuesArriveAsSentThroughReusedVectors) {
+TEST_P(ZmqValuesStreamModes, EveryClocksValuesArriveAsSentThroughReusedVectors) {
   // 300,000 values: 1.2 MB, two parts of kValueChunkBytes. The server gives each message's
   // vector back, so the next is gathered into it, and the sender's vectors come back from ZeroMQ
   // to be filled again: no clock may see another's values.
-  CurvePair nodes;
+  NodePair nodes(GetParam());
   for (int clock = 0; clock < 5; ++clock) {
     Message push = push_of(300'000, clock);
     std::vector<float> reused = nodes.scheduler->reusable_values(300'000);
@@ -176,8 +185,12 @@ TEST(ZmqValuesStreamCurve, EveryClocksValuesArriveAsSentThroughReusedVectors) {
     EXPECT_EQ(m->values, push_of(300'000, clock).values) << "clock " << clock;
     nodes.server->recycle_values(std::move(m->values));
   }
+  EXPECT_EQ(nodes.server->streams_taken(), 5u);
   EXPECT_EQ(nodes.server->rejected(), 0u);
 }
+
+INSTANTIATE_TEST_SUITE_P(CurveAndInsecure, ZmqValuesStreamModes, testing::Values(true, false),
+                         [](const testing::TestParamInfo<bool>& info) { return info.param ? "Curve" : "Insecure"; });
 
 }  // namespace
 }  // namespace pstwin::net
