@@ -300,15 +300,14 @@ int launch_command(const std::vector<std::string>& args) {
     exit_codes.push_back(status);
     if (const auto why = stop.reason()) {
       // The job was stopped, or it had completed when the signal came, and says so (the
-      // scheduler's reason when the signal reached it, else nothing stopped it at all).
+      // scheduler's reason when the signal reached it, else the note added here: the scheduler
+      // had written its summary and ended before the signal came).
+      note_late_stop_in_folder(dir, *why);
       const nlohmann::json summary = summary_in(dir);
       const bool completed = summary.value("completed", false);
       exit_codes.back() = completed ? 0 : 128 + stop_signal();
       finished += completed ? 1 : 0;
-      const std::string reason = summary.value("reason", "");
-      if (completed)
-        std::cerr << "pstwin launch: " << variant.name << ": "
-                  << (reason.empty() ? "the job had completed when it was " + *why : reason) << "\n";
+      if (completed) std::cerr << "pstwin launch: " << variant.name << ": " << summary.value("reason", "") << "\n";
       break;
     }
     ++finished;
