@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,7 +70,13 @@ void on_stop_signal(int sig) {
 
 }  // namespace
 
-StopOnSignals::StopOnSignals(net::StopRequest& stop) {
+bool parent_died_now(int sig, pid_t parent_at_start) {
+  int death_signal = 0;
+  return prctl(PR_GET_PDEATHSIG, &death_signal) == 0 && death_signal != 0 && sig == death_signal &&
+         getppid() != parent_at_start;
+}
+
+StopOnSignals::StopOnSignals(net::StopRequest& stop) : parent_at_start_(getppid()) {
   const sigset_t set = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this, &stop] { wait_for_signals(stop); });
@@ -91,7 +98,10 @@ void StopOnSignals::wait_for_signals(net::StopRequest& stop) {
     if (first_.load() == 0) {
       first_.store(sig);
       first_at = std::chrono::steady_clock::now();
-      stop.request(std::string("stopped by SIG") + sigabbrev_np(sig));
+      // The kernel's death signal once the launcher is gone (SIGKILL leaves it no word to say) is
+      // no signal a user sent: a trial's summary read "SIGTERM" after `kill -9` of launch.
+      if (parent_died_now(sig, parent_at_start_)) stop.request(kLauncherDiedReason, kLauncherDied);
+      else stop.request(std::string("stopped by SIG") + sigabbrev_np(sig));
     } else if (std::chrono::steady_clock::now() - first_at > kInsistAfter) {
       end_at_once(sig);
     }

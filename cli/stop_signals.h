@@ -13,7 +13,8 @@
 namespace pstwin::cli {
 
 /// Turns SIGINT, SIGTERM and SIGHUP sent to this process into `stop`.request("stopped by
-/// SIGINT") (ZmqEnv then ends its waits with JobStopped). The signals are blocked in the calling
+/// SIGINT") (ZmqEnv then ends its waits with JobStopped), or, for the death signal of a launched
+/// node whose launcher died (parent_died_now), into kLauncherDiedReason named kLauncherDied. The signals are blocked in the calling
 /// thread, and so in every thread it starts later; a thread of this object waits for them. One
 /// arriving more than 2 s after the first ends the process at once (exit status 128 + signal): a
 /// user who insists is obeyed, while the launcher's SIGTERM that follows a Ctrl-C to the whole
@@ -22,6 +23,11 @@ namespace pstwin::cli {
 /// earlier would still die of the signal); `stop` outlives this object.
 class StopOnSignals {
  public:
+  /// The stop's reason and name (net::StopRequest::signal_name, the summary's stop_reason) when the
+  /// signal is the death signal of a node whose launcher died (parent_died_now).
+  static constexpr const char* kLauncherDiedReason = "stopped because its launcher died";
+  static constexpr const char* kLauncherDied = "launcher_died";
+
   explicit StopOnSignals(net::StopRequest& stop);
   /// Stops waiting; the signals stay blocked (the process is about to end).
   ~StopOnSignals();
@@ -34,10 +40,17 @@ class StopOnSignals {
  private:
   void wait_for_signals(net::StopRequest& stop);
 
+  pid_t parent_at_start_;
   std::atomic<int> first_{0};
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
+
+/// Whether `sig`, just received, is the death signal this process asked for (prctl
+/// PR_SET_PDEATHSIG, as a launched node has: die_with_parent, cli/child_process.h) and its parent
+/// is no longer `parent_at_start` (the kernel reparents an orphan before it sends that signal):
+/// the launcher died, by SIGKILL say, rather than passing on a user's signal.
+bool parent_died_now(int sig, pid_t parent_at_start);
 
 /// Called by StopOnSignalsInHandler's handler with each signal it takes, first thing: it must be
 /// async-signal-safe (signal_spawned_children, cli/child_process.h).
