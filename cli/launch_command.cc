@@ -9,6 +9,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/earlier_outputs.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
 #include "cli/launch_failures.h"
@@ -259,6 +260,12 @@ int launch_command(const std::vector<std::string>& args) {
     return 2;
   }
   for (const std::string& line : said_after_lock) std::cerr << line << "\n";
+  // As simulate: no earlier run's files stand in for a variant stopped or not run this time.
+  {
+    std::vector<std::string> variants;
+    for (const Scenario& run : runs->scenarios) variants.push_back(run.consistency.front().name);
+    remove_earlier_outputs(out, variants);
+  }
   // Stopped by a signal, a ZeroMQ job's launcher passes it on to its processes, whose scheduler
   // writes what it has, and waits for them; an in-process job's scheduler is a thread here, told
   // through `stop`. Either way launch then writes what simulate writes when stopped: a summary

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -300,6 +301,45 @@ TEST(SweepInterrupt, ARunNeverStartedGetsASummarySayingSoWithItsSettings) {
   EXPECT_FALSE(never["completed"].get<bool>());
   EXPECT_EQ(never["reason"], "the simulation was stopped by SIGTERM before it started");
   EXPECT_EQ(never["config"]["training"]["iterations"], 20) << "its settings, so a resumed sweep runs it";
+}
+
+TEST(SimulateInterrupt, AStoppedRerunLeavesNoReportOrFigureOfTheFinishedRunBefore) {
+  // A trial re-ran a finished run's folder and stopped it: report.md and the PNGs of the
+  // finished run stayed beside the new summaries, and described another run.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", short_and_endless());
+  std::filesystem::create_directories(dir + "/out");
+  for (const char* file : {"report.md", "test_metric_vs_time.png", "loss_vs_clock.png"})
+    std::ofstream(dir + "/out/" + file) << "the earlier run's\n";
+  std::ofstream(dir + "/out/notes.txt") << "the user's\n";
+  const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 2 --out " + dir + "/out",
+                                 "out/short/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << read_file(dir + "/out.txt");
+  for (const char* file : {"report.md", "test_metric_vs_time.png", "loss_vs_clock.png"})
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/" + file)) << file;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/notes.txt")) << "not a file of a run";
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/comparison.csv"));
+}
+
+TEST(SimulateInterrupt, AClosedStdoutLosesNoFile) {
+  // `pstwin simulate S | head -1`: a trial's SIGPIPE on the table ended simulate before it wrote
+  // comparison.csv, although every variant had completed. The reader here closes the pipe at once.
+  const std::string dir = fresh_dir();
+  json s = short_and_endless();
+  s["variants"] = json::array({{{"name", "short"}, {"set", {{"/training/iterations", 20}}}},
+                               {{"name", "short2"}, {"set", {{"/training/iterations", 30}}}}});
+  write_json(dir + "/s.json", s);
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "exec 3>&1\n"
+      "$PSTWIN simulate s.json --quiet --out out 2>err.txt | (exec 0<&-; sleep 0)\n"
+      "echo \"exit status ${PIPESTATUS[0]}\" >&3\n");
+  EXPECT_EQ(r.output, "exit status 0\n") << read_file(dir + "/err.txt");
+  EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nshort2,"), std::string::npos) << read_file(dir + "/err.txt");
+  EXPECT_NE(read_file(dir + "/err.txt").find("pstwin simulate: stdout was closed before all was printed; the files "
+                                             "are written all the same (exit status 0)"),
+            std::string::npos)
+      << read_file(dir + "/err.txt");
 }
 
 }  // namespace

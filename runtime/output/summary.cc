@@ -62,7 +62,9 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   }
   s["target_metric"] = optional_number(scenario.training.target_metric);
   s["time_to_target_s"] = optional_number(recorder.time_to_target_s());
-  s["sim_time_s"] = facts.time_s;
+  // A stopped run's time is its last evaluation's, the one its figures are: what a stopped
+  // simulate variant's parent reads from metrics.csv (add_figures_reached), so both agree.
+  s["sim_time_s"] = stopped ? (rows.empty() ? 0.0 : rows.back().time_s) : facts.time_s;
   s["wall_time_s"] = facts.wall_time_s;
   set_failure_fields(s, recorder.failure_events(), facts.time_s);  // "failures", "time_lost_s"
   s["updates"] = recorder.updates();

@@ -39,7 +39,9 @@ struct RunFacts {
 /// "target_metric" or "time_budget" (a stopping rule), "iterations" or "epochs" (ran them all),
 /// "diverged", the signal that stopped it ("SIGINT": facts.stopped_by, not completed), or
 /// "failed" (not completed otherwise). A stopped run also gets "progress": final_clock /
-/// iterations (0..1), the share of its clocks its last evaluation had reached.
+/// iterations (0..1), the share of its clocks its last evaluation had reached, and its sim_time_s
+/// is that evaluation's time_s (0 without one), not facts.time_s, as for a stopped simulated
+/// variant (add_figures_reached).
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 

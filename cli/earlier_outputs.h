@@ -1,0 +1,18 @@
+// What an earlier run left in an output folder, removed as a new run starts so that nothing there
+// describes another run (DESIGN.md, "Outputs": a stopped variant's files).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace pstwin::cli {
+
+/// Removes, as `simulate` or `launch` starts into OUT: each variant's summary.json, metrics.csv,
+/// events.jsonl, trace.json and link_load.csv (OUT/<variant>/), and OUT's report.md and *.png
+/// (analysis/plot_runs.py's figures of the earlier run). Only regular files: a planted symbolic
+/// link stays, for the writer to refuse naming it. A trial's stopped re-run kept the finished
+/// run's report.md and figures beside its new summaries. Failures to remove are ignored: the
+/// writers replace those files or say why they cannot.
+void remove_earlier_outputs(const std::string& out, const std::vector<std::string>& variants);
+
+}  // namespace pstwin::cli
