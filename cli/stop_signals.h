@@ -19,6 +19,8 @@ namespace pstwin::cli {
 /// arriving more than 2 s after the first ends the process at once (exit status 128 + signal): a
 /// user who insists is obeyed, while the launcher's SIGTERM that follows a Ctrl-C to the whole
 /// process group, or the one a dying launcher sends its children, is not taken for insisting.
+/// A launched node (a death signal set) whose launcher lives ignores it: the launcher, which got
+/// it too, kills its nodes and writes what they did not (StopOnSignalsInHandler).
 /// REQUIRES: constructed on the main thread before any other thread starts (a thread started
 /// earlier would still die of the signal); `stop` outlives this object.
 class StopOnSignals {
@@ -41,6 +43,7 @@ class StopOnSignals {
   void wait_for_signals(net::StopRequest& stop);
 
   pid_t parent_at_start_;
+  bool launched_;  // a death signal is set (die_with_parent): a launcher acts on a user's insisting
   std::atomic<int> first_{0};
   std::atomic<bool> done_{false};
   std::thread thread_;
@@ -64,7 +67,9 @@ using SignalRelay = void (*)(int sig);
 /// SimGrid's thread contexts do, waits forever: AddressSanitizer's runs lost 16 tests that way.
 /// The handler only makes the request (StopRequest::request_from_signal_handler) or, for a
 /// signal more than 2 s after the first, writes a line and ends the process (exit status
-/// 128 + signal), as StopOnSignals does. Installed with SA_RESTART; a poll in any thread may
+/// 128 + signal), as StopOnSignals does; with a `relay` (a launcher) it instead says once that
+/// it ends its processes at once and relays SIGKILL, so that the launcher's waits end and it
+/// still writes the summaries and the comparison. Signals within 2 s of the first are relayed. Installed with SA_RESTART; a poll in any thread may
 /// still return early with EINTR. A child forked later inherits the handler, which does
 /// nothing outside this process; children block the three signals instead (block_stop_signals).
 /// REQUIRES: one at a time in a process; `stop` outlives this object.

@@ -4,9 +4,11 @@
 // in one of several variants still summarises every variant, as simulate does.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/launch_script.h"
 #include "tests/sim_test_support.h"
@@ -58,6 +60,65 @@ TEST(LaunchStop, AnInProcessJobStoppedBySigintWritesWhatItHasAndSaysWhy) {
   const auto stopped = events_of(dir + "/out/bsp", "job_stopped");
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
+}
+
+/// The last line of `path` (a metrics.csv), split at its commas.
+std::vector<std::string> last_row(const std::string& path) {
+  std::istringstream in(read_file(path));
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  std::vector<std::string> fields;
+  std::istringstream row(last);
+  for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
+  return fields;
+}
+
+TEST(LaunchStop, AStoppedJobsTimeIsItsLastEvaluationsAsInSimulate) {
+  // A trial's stopped launch gave the stop's time as sim_time_s and simulate the last
+  // evaluation's: one definition now, the time of the figures the summary holds.
+  const std::string dir = fresh_dir();
+  stop_inproc_job(dir, "INT", 0.5 * time_scale());
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  const auto row = last_row(dir + "/out/bsp/metrics.csv");
+  ASSERT_GE(row.size(), 2u);
+  ASSERT_NE(row[0], "time_s") << "no evaluation before the stop";
+  EXPECT_NEAR(s["sim_time_s"].get<double>(), std::stod(row[0]), 1e-6) << s.dump(1);
+  EXPECT_EQ(s["final_clock"].get<std::int64_t>(), std::stoll(row[1]));
+}
+
+TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {
+  // A trial's second Ctrl-C, about 2 s after the first while the job was still ending, ended the
+  // launcher and its scheduler alike: no summary, no comparison, and "stopped again" said twice.
+  // The scheduler is held still here (SIGSTOP) so that the first signal cannot end the job.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN launch s.json --insecure --out out >out.txt 2>err.txt &\n"
+      "launcher=$!\n"
+      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
+      "for d in /proc/[0-9]*; do\n"
+      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
+      "  case \"$(tr '\\0' ' ' < $d/cmdline)\" in *'--role scheduler'*) scheduler=${d#/proc/}; break;; esac\n"
+      "done\n"
+      "kill -STOP $scheduler\n"
+      "kill -INT $launcher\n"
+      "sleep 3\n"
+      "kill -INT $launcher\n"
+      "for i in $(seq 1 1000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+      "kill -9 $launcher $scheduler 2>/dev/null\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n");
+  const std::string said = read_file(dir + "/err.txt");
+  EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << r.output << said;
+  const std::regex again("stopped again");
+  EXPECT_EQ(std::distance(std::sregex_iterator(said.begin(), said.end(), again), std::sregex_iterator()), 1) << said;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s.value("stop_reason", ""), "SIGINT") << s.dump(1);
+  EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nbsp,"), std::string::npos) << said;
+  EXPECT_NE(read_file(dir + "/out.txt").find("stopped (SIGINT)"), std::string::npos) << "the table";
 }
 
 TEST(LaunchStop, AnInProcessJobStoppedBySigtermSaysSo) {
