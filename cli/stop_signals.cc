@@ -27,7 +27,7 @@ sigset_t stop_signal_set() {
 constexpr auto kInsistAfter = std::chrono::seconds(2);
 
 // The line a launcher says once when a user insists: it ends its job's processes at once and
-// still writes what they had not (DESIGN.md, "A job stopped from outside").
+// still writes what they had not (DESIGN.md, "Outputs").
 constexpr char kInsistedLine[] =
     "pstwin: stopped again: ending the job's processes at once; the summaries and the comparison are still "
     "written\n";

@@ -15,6 +15,10 @@ nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus&
   }
   summary["progress"] = status.fraction;
   add_figures_reached(summary, dir + "/metrics.csv", run.training.target_metric, scenario_metric_goal(run));
+  // The time the run reached, as a stopped launch's (the stop's): the last the child told, with
+  // its progress. Its figures stay those of its last evaluation. A trial's stopped simulate gave
+  // the last evaluation's time, and launch the stop's.
+  summary["sim_time_s"] = status.sim_time_s;
   return summary;
 }
 

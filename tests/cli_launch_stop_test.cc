@@ -62,29 +62,51 @@ TEST(LaunchStop, AnInProcessJobStoppedBySigintWritesWhatItHasAndSaysWhy) {
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
 }
 
-/// The last line of `path` (a metrics.csv), split at its commas.
-std::vector<std::string> last_row(const std::string& path) {
-  std::istringstream in(read_file(path));
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  std::vector<std::string> fields;
-  std::istringstream row(last);
-  for (std::string field; std::getline(row, field, ',');) fields.push_back(field);
-  return fields;
+/// The "push" spans of trace.json in `variant_dir`: one per clock a worker finished.
+long pushes_in_trace(const std::string& variant_dir) {
+  const json trace = read_json(variant_dir + "/trace.json");
+  long n = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("name", "") == "push" && e.value("ph", "") == "X") ++n;
+  return n;
 }
 
-TEST(LaunchStop, AStoppedJobsTimeIsItsLastEvaluationsAsInSimulate) {
-  // A trial's stopped launch gave the stop's time as sim_time_s and simulate the last
-  // evaluation's: one definition now, the time of the figures the summary holds.
-  const std::string dir = fresh_dir();
-  stop_inproc_job(dir, "INT", 0.5 * time_scale());
-  const json s = read_json(dir + "/out/bsp/summary.json");
-  const auto row = last_row(dir + "/out/bsp/metrics.csv");
-  ASSERT_GE(row.size(), 2u);
-  ASSERT_NE(row[0], "time_s") << "no evaluation before the stop";
-  EXPECT_NEAR(s["sim_time_s"].get<double>(), std::stod(row[0]), 1e-6) << s.dump(1);
-  EXPECT_EQ(s["final_clock"].get<std::int64_t>(), std::stoll(row[1]));
+TEST(LaunchStop, AStoppedJobsProgressIsTheClocksItsWorkersFinishedNotItsLastEvaluation) {
+  // A trial's launch stopped 20 clocks in read "stopped (SIGINT) at 0%", its first evaluation
+  // not yet made, while simulate showed the clocks done. The job here evaluates only at its end.
+  for (const std::string transport : {"inproc", "zmq"}) {
+    const std::string dir = fresh_dir("-" + transport);
+    json s = endless_job();
+    s["training"]["iterations"] = 400000;
+    s["training"]["eval_every"] = 400000;
+    write_json(dir + "/s.json", s);
+    const auto r = run_script(
+        "cd " + dir + "\n"
+        "$PSTWIN launch s.json --transport " + transport + " --insecure --out out >out.txt 2>&1 &\n"
+        "launcher=$!\n"
+        "for i in $(seq 1 3000); do [ -e out/bsp/metrics.csv ] && break; sleep 0.01; done\n"
+        "sleep " + std::to_string(1.5 * time_scale()) + "\n"
+        "kill -INT $launcher\n"
+        "for i in $(seq 1 1000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+        "kill -9 $launcher 2>/dev/null\n"
+        "wait $launcher\n"
+        "echo \"launch exit status $?\"\n");
+    EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << transport << r.output;
+    const json summary = read_json(dir + "/out/bsp/summary.json");
+    EXPECT_EQ(summary["final_clock"], 0) << transport << ": no evaluation before the stop";
+    const double progress = summary.value("progress", 0.0);
+    EXPECT_GT(progress, 0.0) << transport << summary.dump(1);
+    EXPECT_LT(progress, 1.0) << transport;
+    // Each worker's push ends one of its clocks: the trace's pushes over 2 workers x 400000,
+    // when the trace kept every span (it keeps a bounded number per node).
+    const long pushes = pushes_in_trace(dir + "/out/bsp");
+    EXPECT_GT(pushes, 0) << transport;
+    const double traced = static_cast<double>(pushes) / (2.0 * 400000.0);
+    if (read_json(dir + "/out/bsp/trace.json")["otherData"]["spans_dropped"] == 0)
+      EXPECT_NEAR(progress, traced, 1e-12) << transport;
+    else
+      EXPECT_GE(progress, traced) << transport;
+  }
 }
 
 TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {

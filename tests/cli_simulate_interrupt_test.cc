@@ -342,5 +342,35 @@ TEST(SimulateInterrupt, AClosedStdoutLosesNoFile) {
       << read_file(dir + "/err.txt");
 }
 
+TEST(SimulateInterrupt, AStoppedVariantReportsTheClocksAndTimeItReachedAsLaunchDoes) {
+  // progress is the share of clocks the workers finished and sim_time_s the time the run had
+  // reached, as a stopped launch reports them (clocks_share); a trial's simulate gave the last
+  // evaluation's time while launch gave the stop's. The variant here evaluates only at its end.
+  const std::string dir = fresh_dir();
+  json s = short_and_endless();
+  s["training"]["iterations"] = 1000000;
+  s["training"]["eval_every"] = 1000000;
+  write_json(dir + "/s.json", s);
+  run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN simulate s.json --jobs 2 --quiet --out out >out.txt 2>&1 &\n"
+      "p=$!\n"
+      "for i in $(seq 1 3000); do [ -e out/short/summary.json ] && break; sleep 0.01; done\n"
+      "sleep " + std::to_string(1.5 * time_scale()) + "\n"
+      "kill -INT $p\n"
+      "wait $p\n");
+  const json endless = read_json(dir + "/out/endless/summary.json");
+  EXPECT_EQ(endless["final_clock"], 0) << "no evaluation before the stop";
+  const double progress = endless.value("progress", 0.0);
+  EXPECT_GE(progress, 0.001) << endless.dump(1);
+  EXPECT_LT(progress, 1.0);
+  const double time_s = endless["sim_time_s"].get<double>();
+  EXPECT_GT(time_s, 0.0) << endless.dump(1);
+  // The same time the reason gives ("at 0% (simulated time 1.25 s)").
+  std::ostringstream said;
+  said << "(simulated time " << time_s << " s)";
+  EXPECT_NE(endless["reason"].get<std::string>().find(said.str()), std::string::npos) << endless["reason"];
+}
+
 }  // namespace
 }  // namespace pstwin
