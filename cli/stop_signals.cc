@@ -86,16 +86,18 @@ void on_stop_signal(int sig) {
 
 }  // namespace
 
-bool parent_died_now(int sig, pid_t parent_at_start) {
+static int death_signal_of_this_thread() {
   int death_signal = 0;
-  return prctl(PR_GET_PDEATHSIG, &death_signal) == 0 && death_signal != 0 && sig == death_signal &&
-         getppid() != parent_at_start;
+  return prctl(PR_GET_PDEATHSIG, &death_signal) == 0 ? death_signal : 0;
 }
 
-StopOnSignals::StopOnSignals(net::StopRequest& stop) : parent_at_start_(getppid()), launched_([] {
-  int death_signal = 0;
-  return prctl(PR_GET_PDEATHSIG, &death_signal) == 0 && death_signal != 0;
-}()) {
+bool parent_died_now(int sig, int death_signal, pid_t parent_at_start) {
+  return death_signal != 0 && sig == death_signal && getppid() != parent_at_start;
+}
+
+// On the main thread, which exec gave the death signal (a thread started later has none).
+StopOnSignals::StopOnSignals(net::StopRequest& stop)
+    : parent_at_start_(getppid()), death_signal_(death_signal_of_this_thread()) {
   const sigset_t set = stop_signal_set();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   thread_ = std::thread([this, &stop] { wait_for_signals(stop); });
@@ -119,10 +121,10 @@ void StopOnSignals::wait_for_signals(net::StopRequest& stop) {
       first_at = std::chrono::steady_clock::now();
       // The kernel's death signal once the launcher is gone (SIGKILL leaves it no word to say) is
       // no signal a user sent: a trial's summary read "SIGTERM" after `kill -9` of launch.
-      if (parent_died_now(sig, parent_at_start_)) stop.request(kLauncherDiedReason, kLauncherDied);
+      if (parent_died_now(sig, death_signal_, parent_at_start_)) stop.request(kLauncherDiedReason, kLauncherDied);
       else stop.request(std::string("stopped by SIG") + sigabbrev_np(sig));
     } else if (std::chrono::steady_clock::now() - first_at > kInsistAfter &&
-               !(launched_ && getppid() == parent_at_start_)) {
+               !(death_signal_ != 0 && getppid() == parent_at_start_)) {
       // A launched node leaves insisting to its launcher, which kills it if it must and writes
       // what it did not: ending here too said "stopped again" twice and lost the summary.
       end_at_once(sig);

@@ -43,17 +43,18 @@ class StopOnSignals {
   void wait_for_signals(net::StopRequest& stop);
 
   pid_t parent_at_start_;
-  bool launched_;  // a death signal is set (die_with_parent): a launcher acts on a user's insisting
+  int death_signal_;  // set by die_with_parent (a launched node), else 0: read on the main thread
   std::atomic<int> first_{0};
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
 
-/// Whether `sig`, just received, is the death signal this process asked for (prctl
-/// PR_SET_PDEATHSIG, as a launched node has: die_with_parent, cli/child_process.h) and its parent
-/// is no longer `parent_at_start` (the kernel reparents an orphan before it sends that signal):
-/// the launcher died, by SIGKILL say, rather than passing on a user's signal.
-bool parent_died_now(int sig, pid_t parent_at_start);
+/// Whether `sig`, just received, is `death_signal`, the one this process's main thread asked
+/// for (prctl PR_SET_PDEATHSIG, as a launched node has: die_with_parent, cli/child_process.h;
+/// 0: none; threads other than the main one read 0, so read it there), and its parent is no
+/// longer `parent_at_start` (the kernel reparents an orphan before it sends that signal): the
+/// launcher died, by SIGKILL say, rather than passing on a user's signal.
+bool parent_died_now(int sig, int death_signal, pid_t parent_at_start);
 
 /// Called by StopOnSignalsInHandler's handler with each signal it takes, first thing: it must be
 /// async-signal-safe (signal_spawned_children, cli/child_process.h).

@@ -16,7 +16,8 @@ namespace pstwin::cli {
 /// writing into `dir`: unfinished_summary with the reason stopped_variant_reason(status, `why`)
 /// and stop_reason `signal` ("SIGINT"). One never started gets "started": false; one cut short
 /// gets "progress" (status.fraction, the share of clocks done the child last told: clocks_share)
-/// and "sim_time_s" (status.sim_time_s, the simulated time it told with it), and the figures its
+/// and "sim_time_s" (status.sim_time_s, the simulated time it told with it, or its last
+/// evaluation's when later; the reason gives the same), and the figures its
 /// metrics.csv holds (add_figures_reached: last test metric, clock, time to target; REQUIRES:
 /// the folder tidied first, tidy_variant_folder).
 nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus& status, const std::string& dir,

@@ -28,12 +28,7 @@ CommandResult launch_and_kill(const std::string& dir, const std::string& role, c
       "launcher=$!\n"
       "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
       "sleep " + std::to_string(wait_s) + "\n"
-      // The launcher's first child of that role, from /proc (no procps needed).
-      "for d in /proc/[0-9]*; do\n"
-      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
-      "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
-      "  case \"$args\" in *'--role " + role + "'*) victim=${d#/proc/}; break;; esac\n"
-      "done\n"
+      + find_launched_node(role, "victim") +
       "echo \"killed " + role + ":$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
       "kill -9 $victim\n"
       "wait $launcher\n"

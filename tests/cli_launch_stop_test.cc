@@ -120,10 +120,7 @@ TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {
       "$PSTWIN launch s.json --insecure --out out >out.txt 2>err.txt &\n"
       "launcher=$!\n"
       "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
-      "for d in /proc/[0-9]*; do\n"
-      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
-      "  case \"$(tr '\\0' ' ' < $d/cmdline)\" in *'--role scheduler'*) scheduler=${d#/proc/}; break;; esac\n"
-      "done\n"
+      + find_launched_node("scheduler", "scheduler") +
       "kill -STOP $scheduler\n"
       "kill -INT $launcher\n"
       "sleep 3\n"
