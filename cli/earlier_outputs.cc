@@ -19,6 +19,10 @@ void remove_earlier_outputs(const std::string& out, const std::vector<std::strin
   for (const auto& name : variants)
     for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"})
       remove_regular_file(fs::path(out) / name / file);
+  remove_earlier_figures(out);
+}
+
+void remove_earlier_figures(const std::string& out) {
   remove_regular_file(fs::path(out) / "report.md");
   std::vector<fs::path> figures;  // listed first: no removal while the folder is read
   std::error_code ec;

@@ -15,4 +15,9 @@ namespace pstwin::cli {
 /// writers replace those files or say why they cannot.
 void remove_earlier_outputs(const std::string& out, const std::vector<std::string>& variants);
 
+/// Removes OUT's report.md and *.png (regular files only), the figures a plot script drew of an
+/// earlier run: `sweep` calls it before it runs anything, since its sweep.csv is then rewritten
+/// (plot_sweep.py's sweep_<pointer>.png would describe the earlier one).
+void remove_earlier_figures(const std::string& out);
+
 }  // namespace pstwin::cli

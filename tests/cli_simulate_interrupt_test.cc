@@ -373,5 +373,20 @@ TEST(SimulateInterrupt, AStoppedVariantReportsTheClocksAndTimeItReachedAsLaunchD
   EXPECT_NE(endless["reason"].get<std::string>().find(said.str()), std::string::npos) << endless["reason"];
 }
 
+TEST(SweepInterrupt, AStoppedSweepLeavesNoFigureOfTheEarlierSweepCsv) {
+  // sweep.csv is written again by every sweep that runs something: plot_sweep.py's figures of the
+  // earlier one would then contradict it, as simulate's report.md did.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  std::filesystem::create_directories(dir + "/out");
+  std::ofstream(dir + "/out/sweep_training.iterations.png") << "the earlier sweep's\n";
+  const auto r = stop_when_ready(
+      dir, "sweep " + dir + "/s.json --jobs 2 --out " + dir + "/out --grid /training/iterations=20,10000000",
+      "out/training.iterations=20_seed=1/bsp/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << read_file(dir + "/out.txt");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/sweep_training.iterations.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/sweep.csv"));
+}
+
 }  // namespace
 }  // namespace pstwin
