@@ -125,7 +125,9 @@ TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {
       "kill -INT $launcher\n"
       "sleep 3\n"
       "kill -INT $launcher\n"
-      "for i in $(seq 1 1000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+      "for i in $(seq 1 " + std::to_string(static_cast<int>(1000 * time_scale())) + "); do\n"
+      "  kill -0 $launcher 2>/dev/null || break; sleep 0.01\n"
+      "done\n"
       "kill -9 $launcher $scheduler 2>/dev/null\n"
       "wait $launcher\n"
       "echo \"launch exit status $?\"\n");
