@@ -163,10 +163,7 @@ TEST(LaunchLost, SigkillOfTheLauncherIsRecordedAsTheLauncherDyingNotAsSigterm) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", endless_job());
   const auto r = run_script(
-      "cd " + dir + "\n"
-      "$PSTWIN launch s.json --insecure --out out >out.txt 2>&1 &\n"
-      "launcher=$!\n"
-      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
+      start_launch_script(dir) +
       "kill -9 $launcher\n"
       "wait $launcher\n"
       "echo \"launch exit status $?\"\n"

@@ -116,11 +116,7 @@ TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", endless_job());
   const auto r = run_script(
-      "cd " + dir + "\n"
-      "$PSTWIN launch s.json --insecure --out out >out.txt 2>err.txt &\n"
-      "launcher=$!\n"
-      "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
-      + find_launched_node("scheduler", "scheduler") +
+      start_launch_script(dir, "err.txt") + find_launched_node("scheduler", "scheduler") +
       "kill -STOP $scheduler\n"
       "kill -INT $launcher\n"
       "sleep 3\n"
