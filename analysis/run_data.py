@@ -98,8 +98,11 @@ def read_metrics(folder):
 
 
 def was_stopped(summary):
-    """Whether the run was stopped from outside (a signal) before it completed."""
-    return summary.get("completed") is False and "stopped by SIG" in str(summary.get("reason", ""))
+    """Whether the run was stopped from outside (a signal, or its launcher's death) before it
+    completed: as cli/run_status.h reads stop_reason."""
+    by = str(summary.get("stop_reason", ""))
+    return summary.get("completed") is False and (
+        by.startswith("SIG") or by == "launcher_died" or "stopped by SIG" in str(summary.get("reason", "")))
 
 
 def read_variant(folder):

@@ -9,6 +9,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/earlier_outputs.h"
 #include "cli/device_option.h"
 #include "cli/hostfile.h"
 #include "cli/launch_failures.h"
@@ -259,6 +260,12 @@ int launch_command(const std::vector<std::string>& args) {
     return 2;
   }
   for (const std::string& line : said_after_lock) std::cerr << line << "\n";
+  // As simulate: no earlier run's files stand in for a variant stopped or not run this time.
+  {
+    std::vector<std::string> variants;
+    for (const Scenario& run : runs->scenarios) variants.push_back(run.consistency.front().name);
+    remove_earlier_outputs(out, variants);
+  }
   // Stopped by a signal, a ZeroMQ job's launcher passes it on to its processes, whose scheduler
   // writes what it has, and waits for them; an in-process job's scheduler is a thread here, told
   // through `stop`. Either way launch then writes what simulate writes when stopped: a summary
@@ -300,15 +307,14 @@ int launch_command(const std::vector<std::string>& args) {
     exit_codes.push_back(status);
     if (const auto why = stop.reason()) {
       // The job was stopped, or it had completed when the signal came, and says so (the
-      // scheduler's reason when the signal reached it, else nothing stopped it at all).
+      // scheduler's reason when the signal reached it, else the note added here: the scheduler
+      // had written its summary and ended before the signal came).
+      note_late_stop_in_folder(dir, *why);
       const nlohmann::json summary = summary_in(dir);
       const bool completed = summary.value("completed", false);
       exit_codes.back() = completed ? 0 : 128 + stop_signal();
       finished += completed ? 1 : 0;
-      const std::string reason = summary.value("reason", "");
-      if (completed)
-        std::cerr << "pstwin launch: " << variant.name << ": "
-                  << (reason.empty() ? "the job had completed when it was " + *why : reason) << "\n";
+      if (completed) std::cerr << "pstwin launch: " << variant.name << ": " << summary.value("reason", "") << "\n";
       break;
     }
     ++finished;

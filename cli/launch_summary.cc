@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "runtime/output/failure_accounting.h"
+#include "runtime/output/late_stop.h"
 #include "runtime/output/output_file.h"
 #include "runtime/output/summary.h"
 
@@ -59,6 +60,26 @@ std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs
     names.push_back(variant.name);
   }
   return names;
+}
+
+void note_late_stop_in_folder(const std::string& dir, const std::string& why) {
+  const std::string path = dir + "/summary.json";
+  if (!fs::exists(path)) return;
+  try {
+    auto summary = nlohmann::json::parse(std::ifstream(path));
+    if (!late_stop_to_note(summary)) return;
+    for (const auto& e : read_events_jsonl(dir + "/events.jsonl"))
+      if (e.value("type", "") == "stopped_after_completion") return;  // the scheduler saw the stop itself
+    nlohmann::json event{{"time_s", summary.value("sim_time_s", 0.0)}, {"type", "stopped_after_completion"}};
+    event.update(add_late_stop_note(summary, why));
+    {
+      OutputFileStream out(dir + "/events.jsonl", OutputOpen::kAppend);
+      out << event.dump() << "\n";
+    }
+    write_summary(dir, summary);
+  } catch (const std::exception& e) {
+    std::cerr << "pstwin launch: cannot update " << path << ": " << e.what() << "\n";
+  }
 }
 
 nlohmann::json summary_in(const std::string& dir) {

@@ -44,6 +44,16 @@ std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs
                                                const std::string& out, const std::string& reason,
                                                const std::string& stopped_by = "");
 
+/// For a variant whose scheduler process had written its summary and ended when the launch was
+/// stopped (`why`: "stopped by SIGINT"), so that no node saw the stop: when DIR/summary.json
+/// says the job completed and did not diverge, and DIR/events.jsonl holds no
+/// "stopped_after_completion" event, appends one (at the summary's sim_time_s) and adds the note
+/// to the summary's reason (add_late_stop_note, runtime/output/late_stop.h), as a job in this
+/// process (launch --transport inproc) has it. Otherwise changes nothing. A launch over ZeroMQ
+/// once said on stderr that the job had completed while its summary's reason stayed empty. Says
+/// on stderr when it cannot update.
+void note_late_stop_in_folder(const std::string& dir, const std::string& why);
+
 /// DIR/summary.json, or an empty object when it is missing or unreadable.
 nlohmann::json summary_in(const std::string& dir);
 

@@ -67,6 +67,16 @@ int help_command(const std::string& asked) {
   std::cerr << "\n";
   return 2;
 }
+/// After `command` ended with `status`: when stdout could not be written (closed early, as by
+/// `| head -1`), says on stderr that only what it printed was lost, its files being written.
+/// Returns `status` unchanged: the command did its work (README "Outputs").
+int finish_stdout(const std::string& command, int status) {
+  std::cout.flush();
+  if (!std::cout)
+    std::cerr << "pstwin " << command << ": stdout was closed before all was printed; the files are written "
+                 "all the same (exit status " << status << ")\n";
+  return status;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -82,6 +92,10 @@ int main(int argc, char** argv) {
   // it) no longer flushing at every <<. Before anything is written.
   std::setvbuf(stderr, nullptr, _IOLBF, BUFSIZ);
   std::cerr.unsetf(std::ios_base::unitbuf);
+  // A closed stdout (`pstwin simulate S | head -1`) must not end a command before it wrote its
+  // files: a trial's SIGPIPE on the table lost comparison.csv. Writes to it now fail (EPIPE)
+  // instead, and finish_stdout says so once the command is done.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     usage(std::cerr);
     return 2;
@@ -113,7 +127,7 @@ int main(int argc, char** argv) {
     // Said once: the nodes a launch starts do not see the variable glibc ignored anyway.
     for (const std::string& variable : tuning.malformed_variables) ::unsetenv(variable.c_str());
   }
-  if (const auto code = run_command(command, args)) return *code;
+  if (const auto code = run_command(command, args)) return finish_stdout(command, *code);
   if (is_help && args.size() > 1) {
     std::cerr << "pstwin: " << command << " takes one command at most, got '" << args[0] << "' and '" << args[1]
               << "'\n";

@@ -7,7 +7,9 @@ namespace pstwin::cli {
 bool was_stopped(const nlohmann::json& summary) {
   if (!summary.is_object() || summary.value("completed", false)) return false;
   const auto by = summary.find("stop_reason");
-  return by != summary.end() && by->is_string() && by->get<std::string>().rfind("SIG", 0) == 0;
+  if (by == summary.end() || !by->is_string()) return false;
+  const std::string& why = by->get_ref<const std::string&>();
+  return why.rfind("SIG", 0) == 0 || why == "launcher_died";
 }
 
 std::string run_status(const nlohmann::json& summary) {

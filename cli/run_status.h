@@ -8,8 +8,9 @@
 
 namespace pstwin::cli {
 
-/// Whether `summary` (a summary.json) is of a run stopped by a signal before it completed: not
-/// completed, with a stop_reason naming the signal ("SIGINT"; make_summary, unfinished_summary).
+/// Whether `summary` (a summary.json) is of a run stopped from outside before it completed: not
+/// completed, with a stop_reason naming the signal ("SIGINT"; make_summary, unfinished_summary)
+/// or "launcher_died" (a launched job's nodes, once their launcher was killed: cli/stop_signals.h).
 bool was_stopped(const nlohmann::json& summary);
 
 /// The status column's value for tools: "ok" (completed), "DIVERGED" (completed, diverged),

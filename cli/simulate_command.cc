@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/comparison.h"
+#include "cli/earlier_outputs.h"
 #include "cli/device_option.h"
 #include "cli/flag_values.h"
 #include "cli/memory_fit.h"
@@ -118,13 +119,8 @@ int simulate_command(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   for (const auto& v : scenario->consistency) names.push_back(v.name);
   // An earlier run's files must not stand in for a variant whose process dies or is stopped
-  // this time (plot_runs.py would draw its curves). Regular files only: a planted symbolic link
-  // stays, for the writer to refuse naming it (DESIGN.md, "Outputs").
-  for (const auto& name : names)
-    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"}) {
-      const std::string path = out + "/" + name + "/" + file;
-      if (std::filesystem::is_regular_file(std::filesystem::symlink_status(path, ec))) std::filesystem::remove(path, ec);
-    }
+  // this time (plot_runs.py would draw its curves), nor its report and figures for this run.
+  remove_earlier_outputs(out, names);
   const auto status = run_variant_processes(
       names, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {

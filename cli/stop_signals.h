@@ -13,15 +13,23 @@
 namespace pstwin::cli {
 
 /// Turns SIGINT, SIGTERM and SIGHUP sent to this process into `stop`.request("stopped by
-/// SIGINT") (ZmqEnv then ends its waits with JobStopped). The signals are blocked in the calling
+/// SIGINT") (ZmqEnv then ends its waits with JobStopped), or, for the death signal of a launched
+/// node whose launcher died (parent_died_now), into kLauncherDiedReason named kLauncherDied. The signals are blocked in the calling
 /// thread, and so in every thread it starts later; a thread of this object waits for them. One
 /// arriving more than 2 s after the first ends the process at once (exit status 128 + signal): a
 /// user who insists is obeyed, while the launcher's SIGTERM that follows a Ctrl-C to the whole
 /// process group, or the one a dying launcher sends its children, is not taken for insisting.
+/// A launched node (a death signal set) whose launcher lives ignores it: the launcher, which got
+/// it too, kills its nodes and writes what they did not (StopOnSignalsInHandler).
 /// REQUIRES: constructed on the main thread before any other thread starts (a thread started
 /// earlier would still die of the signal); `stop` outlives this object.
 class StopOnSignals {
  public:
+  /// The stop's reason and name (net::StopRequest::signal_name, the summary's stop_reason) when the
+  /// signal is the death signal of a node whose launcher died (parent_died_now).
+  static constexpr const char* kLauncherDiedReason = "stopped because its launcher died";
+  static constexpr const char* kLauncherDied = "launcher_died";
+
   explicit StopOnSignals(net::StopRequest& stop);
   /// Stops waiting; the signals stay blocked (the process is about to end).
   ~StopOnSignals();
@@ -34,10 +42,19 @@ class StopOnSignals {
  private:
   void wait_for_signals(net::StopRequest& stop);
 
+  pid_t parent_at_start_;
+  int death_signal_;  // set by die_with_parent (a launched node), else 0: read on the main thread
   std::atomic<int> first_{0};
   std::atomic<bool> done_{false};
   std::thread thread_;
 };
+
+/// Whether `sig`, just received, is `death_signal`, the one this process's main thread asked
+/// for (prctl PR_SET_PDEATHSIG, as a launched node has: die_with_parent, cli/child_process.h;
+/// 0: none; threads other than the main one read 0, so read it there), and its parent is no
+/// longer `parent_at_start` (the kernel reparents an orphan before it sends that signal): the
+/// launcher died, by SIGKILL say, rather than passing on a user's signal.
+bool parent_died_now(int sig, int death_signal, pid_t parent_at_start);
 
 /// Called by StopOnSignalsInHandler's handler with each signal it takes, first thing: it must be
 /// async-signal-safe (signal_spawned_children, cli/child_process.h).
@@ -51,7 +68,9 @@ using SignalRelay = void (*)(int sig);
 /// SimGrid's thread contexts do, waits forever: AddressSanitizer's runs lost 16 tests that way.
 /// The handler only makes the request (StopRequest::request_from_signal_handler) or, for a
 /// signal more than 2 s after the first, writes a line and ends the process (exit status
-/// 128 + signal), as StopOnSignals does. Installed with SA_RESTART; a poll in any thread may
+/// 128 + signal), as StopOnSignals does; with a `relay` (a launcher) it instead says once that
+/// it ends its processes at once and relays SIGKILL, so that the launcher's waits end and it
+/// still writes the summaries and the comparison. Signals within 2 s of the first are relayed. Installed with SA_RESTART; a poll in any thread may
 /// still return early with EINTR. A child forked later inherits the handler, which does
 /// nothing outside this process; children block the three signals instead (block_stop_signals).
 /// REQUIRES: one at a time in a process; `stop` outlives this object.

@@ -15,9 +15,11 @@ namespace pstwin::cli {
 /// its target and model) whose process `status` says was stopped (VariantStatus::stopped),
 /// writing into `dir`: unfinished_summary with the reason stopped_variant_reason(status, `why`)
 /// and stop_reason `signal` ("SIGINT"). One never started gets "started": false; one cut short
-/// gets "progress" (status.fraction, the share of clocks done at its last evaluation) and the
-/// figures its metrics.csv holds (add_figures_reached: last test metric, clock, time to target;
-/// REQUIRES: the folder tidied first, tidy_variant_folder).
+/// gets "progress" (status.fraction, the share of clocks done the child last told: clocks_share)
+/// and "sim_time_s" (status.sim_time_s, the simulated time it told with it, or its last
+/// evaluation's when later; the reason gives the same), and the figures its
+/// metrics.csv holds (add_figures_reached: last test metric, clock, time to target; REQUIRES:
+/// the folder tidied first, tidy_variant_folder).
 nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus& status, const std::string& dir,
                                        const std::string& why, const std::string& signal);
 

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "cli/commands.h"
+#include "cli/earlier_outputs.h"
 #include "cli/flag_values.h"
 #include "cli/memory_fit.h"
 #include "cli/output_lock.h"
@@ -191,6 +192,8 @@ int sweep_command(const std::vector<std::string>& args) {
             << to_run.size() << "\n"
             << std::flush;
 
+  // sweep.csv is written again: figures drawn of the earlier one would contradict it.
+  if (!to_run.empty()) remove_earlier_figures(out);
   const auto status = run_variant_processes(
       labels, jobs,
       [&](std::size_t i, const std::function<void(double, double)>& report) {

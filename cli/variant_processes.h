@@ -29,8 +29,8 @@ struct VariantStatus {
 /// started". `why`: the StopRequest's reason ("stopped by SIGINT").
 std::string stopped_variant_reason(const VariantStatus& status, const std::string& why);
 
-/// Work a child does: run variant `index`, calling report(sim_time_s, fraction) at each
-/// evaluation, and report(sim_time_s, 1) once its run is over (whatever its outcome) and only its
+/// Work a child does: run variant `index`, calling report(sim_time_s, fraction) as it goes (the
+/// share of clocks done, ProgressFn), and report(sim_time_s, 1) once its run is over (whatever its outcome) and only its
 /// outputs are left to write: a stop then lets it finish rather than kill it, so that a run done
 /// is never reported as stopped. Returns the child's exit status.
 using VariantBody = std::function<int(std::size_t index,

@@ -10,7 +10,9 @@
 namespace pstwin::net {
 
 void SpanForwardingEnv::Sink::span(std::uint32_t, std::string_view name, double start_s, double end_s) {
-  if (env_.forwarded_ >= kMaxForwardedSpans) {
+  // A worker's "push" spans always go, one per clock: the scheduler counts the job's progress
+  // from them (RunRecorder::worker_clocks_done), which a stopped job reports.
+  if (env_.forwarded_ >= kMaxForwardedSpans && name != "push") {
     ++env_.dropped_;
     return;
   }

@@ -14,7 +14,9 @@
 namespace pstwin::net {
 
 /// Spans per kEvent "trace_spans" message, and the most one node sends in a job (its later
-/// spans are dropped and counted in its last batch's "dropped"): trace.json stays bounded.
+/// spans are dropped and counted in its last batch's "dropped"): trace.json stays bounded. A
+/// worker's "push" spans are sent past that bound (one per clock, some 30 bytes): the
+/// scheduler counts the clocks the workers finished from them (a stopped job's progress).
 inline constexpr std::size_t kSpansPerBatch = 256;
 inline constexpr std::size_t kMaxForwardedSpans = 20'000;
 /// A node's spans are also sent this often (seconds of the job's clock), full batch or not.

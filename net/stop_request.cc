@@ -16,11 +16,12 @@ StopRequest::StopRequest() : fd_(eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
 
 StopRequest::~StopRequest() { close(fd_); }
 
-void StopRequest::request(const std::string& reason) {
+void StopRequest::request(const std::string& reason, const std::string& name) {
   {
     std::lock_guard lock(mutex_);
     if (requested_.load()) return;
     reason_ = reason;
+    name_ = name;
     requested_.store(true);
   }
   wake_pollers();
@@ -50,6 +51,10 @@ std::optional<std::string> StopRequest::reason() const {
 std::string StopRequest::signal_name() const {
   const auto why = reason();
   if (!why) return "";
+  {
+    std::lock_guard lock(mutex_);
+    if (!name_.empty()) return name_;
+  }
   const auto at = why->rfind("SIG");
   return at == std::string::npos ? "" : why->substr(at);
 }

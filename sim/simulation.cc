@@ -1,5 +1,6 @@
 #include "sim/simulation.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -97,9 +98,17 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   const auto wall_start = std::chrono::steady_clock::now();
   const JobSpec spec = make_job_spec(scenario, variant, prepared);
   RunRecorder recorder(dir, scenario.training.target_metric, metric_goal(prepared));
+  // The share of clocks the workers finished, as a stopped launch reports it (clocks_share), so
+  // that a stopped variant's progress counts the clocks after its last evaluation too. Told at
+  // each 0.1% step: the parent reads it through a pipe. Below 1 until the engine returns: 1
+  // tells the parent that only outputs are left to write (VariantBody).
+  double told = -1.0;
   if (progress)
-    recorder.on_eval = [&](const EvalRow& row) {
-      progress(row.time_s, static_cast<double>(row.clock) / static_cast<double>(spec.iterations));
+    recorder.on_push = [&](std::uint64_t clocks_done, double time_s) {
+      const double share = std::min(0.9999, clocks_share(clocks_done, spec.layout.workers, spec.iterations, 0));
+      if (share - told < 0.001) return;
+      told = share;
+      progress(time_s, share);
     };
 
   // The scenario's SimGrid options, as --cfg= arguments (checked first: SimGridOptionError).

@@ -11,8 +11,9 @@
 
 namespace pstwin {
 
-/// Called at each evaluation with the simulated time and the share of iterations done (0..1),
-/// and with 1 once the simulation has ended (its outputs are then written).
+/// Called as the workers push, at each 0.1% of the job's clocks, with the simulated time and the
+/// share of clocks done (clocks_share, runtime/output/summary.h; below 1), and with 1 once the
+/// simulation has ended (its outputs are then written).
 using ProgressFn = std::function<void(double sim_time_s, double fraction)>;
 
 /// Simulates `variant` of `scenario` in this process and writes into `dir`: metrics.csv,

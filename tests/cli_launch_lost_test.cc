@@ -28,12 +28,7 @@ CommandResult launch_and_kill(const std::string& dir, const std::string& role, c
       "launcher=$!\n"
       "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n"
       "sleep " + std::to_string(wait_s) + "\n"
-      // The launcher's first child of that role, from /proc (no procps needed).
-      "for d in /proc/[0-9]*; do\n"
-      "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
-      "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
-      "  case \"$args\" in *'--role " + role + "'*) victim=${d#/proc/}; break;; esac\n"
-      "done\n"
+      + find_launched_node(role, "victim") +
       "echo \"killed " + role + ":$(echo \"$args\" | sed -n 's/.*--index \\([0-9]*\\).*/\\1/p')\"\n"
       "kill -9 $victim\n"
       "wait $launcher\n"
@@ -159,6 +154,33 @@ TEST(LaunchLost, SchedulerStoppedByCtrlCWritesASummarySayingSo) {
   const auto stopped = events_of(dir + "/out", "job_stopped");
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
+}
+
+// `kill -9` of launch itself: it can write nothing, and its nodes get the death signal they asked
+// for (SIGTERM, PR_SET_PDEATHSIG). A trial's scheduler then wrote stop_reason "SIGTERM", a signal
+// the user never sent; it must say that its launcher died.
+TEST(LaunchLost, SigkillOfTheLauncherIsRecordedAsTheLauncherDyingNotAsSigterm) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_script(
+      start_launch_script(dir) +
+      "kill -9 $launcher\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n"
+      // The orphaned scheduler writes its summary as it ends.
+      "for i in $(seq 1 " + std::to_string(static_cast<int>(3000 * time_scale())) + "); do\n"
+      "  [ -s out/bsp/summary.json ] && break; sleep 0.01\n"
+      "done\n");
+  EXPECT_NE(r.output.find("launch exit status 137\n"), std::string::npos) << r.output;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>()) << s.dump(1);
+  EXPECT_EQ(s.value("stop_reason", ""), "launcher_died") << s.dump(1);
+  const std::string reason = s["reason"];
+  EXPECT_EQ(reason.rfind("the job was stopped because its launcher died at clock ", 0), 0u) << reason;
+  EXPECT_EQ(reason.find("SIGTERM"), std::string::npos) << reason;
+  const auto stopped = events_of(dir + "/out/bsp", "job_stopped");
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0]["reason"], "stopped because its launcher died");
 }
 
 }  // namespace

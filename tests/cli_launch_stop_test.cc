@@ -4,9 +4,11 @@
 // in one of several variants still summarises every variant, as simulate does.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "tests/launch_script.h"
 #include "tests/sim_test_support.h"
@@ -58,6 +60,82 @@ TEST(LaunchStop, AnInProcessJobStoppedBySigintWritesWhatItHasAndSaysWhy) {
   const auto stopped = events_of(dir + "/out/bsp", "job_stopped");
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");
+}
+
+/// The "push" spans of trace.json in `variant_dir`: one per clock a worker finished.
+long pushes_in_trace(const std::string& variant_dir) {
+  const json trace = read_json(variant_dir + "/trace.json");
+  long n = 0;
+  for (const auto& e : trace["traceEvents"])
+    if (e.value("name", "") == "push" && e.value("ph", "") == "X") ++n;
+  return n;
+}
+
+TEST(LaunchStop, AStoppedJobsProgressIsTheClocksItsWorkersFinishedNotItsLastEvaluation) {
+  // A trial's launch stopped 20 clocks in read "stopped (SIGINT) at 0%", its first evaluation
+  // not yet made, while simulate showed the clocks done. The job here evaluates only at its end.
+  for (const std::string transport : {"inproc", "zmq"}) {
+    const std::string dir = fresh_dir("-" + transport);
+    json s = endless_job();
+    s["training"]["iterations"] = 400000;
+    s["training"]["eval_every"] = 400000;
+    write_json(dir + "/s.json", s);
+    const auto r = run_script(
+        "cd " + dir + "\n"
+        "$PSTWIN launch s.json --transport " + transport + " --insecure --out out >out.txt 2>&1 &\n"
+        "launcher=$!\n"
+        "for i in $(seq 1 3000); do [ -e out/bsp/metrics.csv ] && break; sleep 0.01; done\n"
+        "sleep " + std::to_string(1.5 * time_scale()) + "\n"
+        "kill -INT $launcher\n"
+        "for i in $(seq 1 1000); do kill -0 $launcher 2>/dev/null || break; sleep 0.01; done\n"
+        "kill -9 $launcher 2>/dev/null\n"
+        "wait $launcher\n"
+        "echo \"launch exit status $?\"\n");
+    EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << transport << r.output;
+    const json summary = read_json(dir + "/out/bsp/summary.json");
+    EXPECT_EQ(summary["final_clock"], 0) << transport << ": no evaluation before the stop";
+    const double progress = summary.value("progress", 0.0);
+    EXPECT_GT(progress, 0.0) << transport << summary.dump(1);
+    EXPECT_LT(progress, 1.0) << transport;
+    // Each worker's push ends one of its clocks: the trace's pushes over 2 workers x 400000,
+    // when the trace kept every span (it keeps a bounded number per node).
+    const long pushes = pushes_in_trace(dir + "/out/bsp");
+    EXPECT_GT(pushes, 0) << transport;
+    const double traced = static_cast<double>(pushes) / (2.0 * 400000.0);
+    if (read_json(dir + "/out/bsp/trace.json")["otherData"]["spans_dropped"] == 0)
+      EXPECT_NEAR(progress, traced, 1e-12) << transport;
+    else
+      EXPECT_GE(progress, traced) << transport;
+  }
+}
+
+TEST(LaunchStop, ASecondSigintStillLeavesASummaryAndTheTableAndSaysSoOnce) {
+  // A trial's second Ctrl-C, about 2 s after the first while the job was still ending, ended the
+  // launcher and its scheduler alike: no summary, no comparison, and "stopped again" said twice.
+  // The scheduler is held still here (SIGSTOP) so that the first signal cannot end the job.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  const auto r = run_script(
+      start_launch_script(dir, "err.txt") + find_launched_node("scheduler", "scheduler") +
+      "kill -STOP $scheduler\n"
+      "kill -INT $launcher\n"
+      "sleep 3\n"
+      "kill -INT $launcher\n"
+      "for i in $(seq 1 " + std::to_string(static_cast<int>(1000 * time_scale())) + "); do\n"
+      "  kill -0 $launcher 2>/dev/null || break; sleep 0.01\n"
+      "done\n"
+      "kill -9 $launcher $scheduler 2>/dev/null\n"
+      "wait $launcher\n"
+      "echo \"launch exit status $?\"\n");
+  const std::string said = read_file(dir + "/err.txt");
+  EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << r.output << said;
+  const std::regex again("stopped again");
+  EXPECT_EQ(std::distance(std::sregex_iterator(said.begin(), said.end(), again), std::sregex_iterator()), 1) << said;
+  const json s = read_json(dir + "/out/bsp/summary.json");
+  EXPECT_FALSE(s["completed"].get<bool>());
+  EXPECT_EQ(s.value("stop_reason", ""), "SIGINT") << s.dump(1);
+  EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nbsp,"), std::string::npos) << said;
+  EXPECT_NE(read_file(dir + "/out.txt").find("stopped (SIGINT)"), std::string::npos) << "the table";
 }
 
 TEST(LaunchStop, AnInProcessJobStoppedBySigtermSaysSo) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -211,7 +212,8 @@ TEST(SimulateInterrupt, AStoppedVariantShowsAsStoppedWithTheFiguresItReached) {
   EXPECT_EQ(summary["metric"], "accuracy");
   EXPECT_EQ(summary["final_clock"].get<double>(), rows.back()[1]);
   EXPECT_NEAR(summary["final_test_metric"].get<double>(), rows.back()[2], 1e-9);
-  EXPECT_NEAR(summary["sim_time_s"].get<double>(), rows.back()[0], 1e-9);
+  // The time it reached: its last evaluation's or later (README "Outputs").
+  EXPECT_GE(summary["sim_time_s"].get<double>(), rows.back()[0] - 1e-9);
   const auto reached = std::find_if(rows.begin(), rows.end(), [](const auto& row) { return row[2] >= 0.6; });
   ASSERT_NE(reached, rows.end()) << "the toy data passes 0.6 within its first evaluations";
   EXPECT_NEAR(summary["time_to_target_s"].get<double>(), (*reached)[0], 1e-9);
@@ -300,6 +302,90 @@ TEST(SweepInterrupt, ARunNeverStartedGetsASummarySayingSoWithItsSettings) {
   EXPECT_FALSE(never["completed"].get<bool>());
   EXPECT_EQ(never["reason"], "the simulation was stopped by SIGTERM before it started");
   EXPECT_EQ(never["config"]["training"]["iterations"], 20) << "its settings, so a resumed sweep runs it";
+}
+
+TEST(SimulateInterrupt, AStoppedRerunLeavesNoReportOrFigureOfTheFinishedRunBefore) {
+  // A trial re-ran a finished run's folder and stopped it: report.md and the PNGs of the
+  // finished run stayed beside the new summaries, and described another run.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", short_and_endless());
+  std::filesystem::create_directories(dir + "/out");
+  for (const char* file : {"report.md", "test_metric_vs_time.png", "loss_vs_clock.png"})
+    std::ofstream(dir + "/out/" + file) << "the earlier run's\n";
+  std::ofstream(dir + "/out/notes.txt") << "the user's\n";
+  const auto r = stop_when_ready(dir, "simulate " + dir + "/s.json --jobs 2 --out " + dir + "/out",
+                                 "out/short/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << read_file(dir + "/out.txt");
+  for (const char* file : {"report.md", "test_metric_vs_time.png", "loss_vs_clock.png"})
+    EXPECT_FALSE(std::filesystem::exists(dir + "/out/" + file)) << file;
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/notes.txt")) << "not a file of a run";
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/comparison.csv"));
+}
+
+TEST(SimulateInterrupt, AClosedStdoutLosesNoFile) {
+  // `pstwin simulate S | head -1`: a trial's SIGPIPE on the table ended simulate before it wrote
+  // comparison.csv, although every variant had completed. The reader here closes the pipe at once.
+  const std::string dir = fresh_dir();
+  json s = short_and_endless();
+  s["variants"] = json::array({{{"name", "short"}, {"set", {{"/training/iterations", 20}}}},
+                               {{"name", "short2"}, {"set", {{"/training/iterations", 30}}}}});
+  write_json(dir + "/s.json", s);
+  const auto r = run_script(
+      "cd " + dir + "\n"
+      "exec 3>&1\n"
+      "$PSTWIN simulate s.json --quiet --out out 2>err.txt | (exec 0<&-; sleep 0)\n"
+      "echo \"exit status ${PIPESTATUS[0]}\" >&3\n");
+  EXPECT_EQ(r.output, "exit status 0\n") << read_file(dir + "/err.txt");
+  EXPECT_NE(read_file(dir + "/out/comparison.csv").find("\nshort2,"), std::string::npos) << read_file(dir + "/err.txt");
+  EXPECT_NE(read_file(dir + "/err.txt").find("pstwin simulate: stdout was closed before all was printed; the files "
+                                             "are written all the same (exit status 0)"),
+            std::string::npos)
+      << read_file(dir + "/err.txt");
+}
+
+TEST(SimulateInterrupt, AStoppedVariantReportsTheClocksAndTimeItReachedAsLaunchDoes) {
+  // progress is the share of clocks the workers finished and sim_time_s the time the run had
+  // reached, as a stopped launch reports them (clocks_share); a trial's simulate gave the last
+  // evaluation's time while launch gave the stop's. The variant here evaluates only at its end.
+  const std::string dir = fresh_dir();
+  json s = short_and_endless();
+  s["training"]["iterations"] = 1000000;
+  s["training"]["eval_every"] = 1000000;
+  write_json(dir + "/s.json", s);
+  run_script(
+      "cd " + dir + "\n"
+      "$PSTWIN simulate s.json --jobs 2 --quiet --out out >out.txt 2>&1 &\n"
+      "p=$!\n"
+      "for i in $(seq 1 3000); do [ -e out/short/summary.json ] && break; sleep 0.01; done\n"
+      "sleep " + std::to_string(1.5 * time_scale()) + "\n"
+      "kill -INT $p\n"
+      "wait $p\n");
+  const json endless = read_json(dir + "/out/endless/summary.json");
+  EXPECT_EQ(endless["final_clock"], 0) << "no evaluation before the stop";
+  const double progress = endless.value("progress", 0.0);
+  EXPECT_GE(progress, 0.001) << endless.dump(1);
+  EXPECT_LT(progress, 1.0);
+  const double time_s = endless["sim_time_s"].get<double>();
+  EXPECT_GT(time_s, 0.0) << endless.dump(1);
+  // The same time the reason gives ("at 0% (simulated time 1.25 s)").
+  std::ostringstream said;
+  said << "(simulated time " << time_s << " s)";
+  EXPECT_NE(endless["reason"].get<std::string>().find(said.str()), std::string::npos) << endless["reason"];
+}
+
+TEST(SweepInterrupt, AStoppedSweepLeavesNoFigureOfTheEarlierSweepCsv) {
+  // sweep.csv is written again by every sweep that runs something: plot_sweep.py's figures of the
+  // earlier one would then contradict it, as simulate's report.md did.
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", endless_job());
+  std::filesystem::create_directories(dir + "/out");
+  std::ofstream(dir + "/out/sweep_training.iterations.png") << "the earlier sweep's\n";
+  const auto r = stop_when_ready(
+      dir, "sweep " + dir + "/s.json --jobs 2 --out " + dir + "/out --grid /training/iterations=20,10000000",
+      "out/training.iterations=20_seed=1/bsp/summary.json", "INT");
+  EXPECT_EQ(r.output, "exit status 130\n0\n") << read_file(dir + "/out.txt");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/sweep_training.iterations.png"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/sweep.csv"));
 }
 
 }  // namespace

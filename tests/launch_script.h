@@ -34,4 +34,24 @@ inline CommandResult run_script(const std::string& script) {
   return run_shell("PSTWIN=" + std::string(PSTWIN_BINARY) + " bash " + path + " 2>&1");
 }
 
+/// Bash lines that start `$PSTWIN launch s.json --insecure --out out` in the background in
+/// `dir` (stdout to out.txt, stderr to `err`), set $launcher to its pid, and wait (30 s at most)
+/// for the job to start (out/bsp/address_book.json).
+inline std::string start_launch_script(const std::string& dir, const std::string& err = "&1") {
+  return "cd " + dir + "\n"
+         "$PSTWIN launch s.json --insecure --out out >out.txt 2>" + err + " &\n"
+         "launcher=$!\n"
+         "for i in $(seq 1 3000); do [ -s out/bsp/address_book.json ] && break; sleep 0.01; done\n";
+}
+
+/// Bash lines that set `var` to the pid of the first child of $launcher whose command line has
+/// `--role ROLE`, and $args to that command line, read from /proc (no procps needed).
+inline std::string find_launched_node(const std::string& role, const std::string& var) {
+  return "for d in /proc/[0-9]*; do\n"
+         "  [ \"$(cut -d' ' -f4 $d/stat 2>/dev/null)\" = \"$launcher\" ] || continue\n"
+         "  args=$(tr '\\0' ' ' < $d/cmdline)\n"
+         "  case \"$args\" in *'--role " + role + "'*) " + var + "=${d#/proc/}; break;; esac\n"
+         "done\n";
+}
+
 }  // namespace pstwin::testing_support

@@ -86,5 +86,30 @@ TEST(RunRecorder, TheHeaderAndTheFirstEvaluationWithItsEventsAreInTheFilesAtOnce
   std::filesystem::remove_all(dir);
 }
 
+TEST(RunRecorder, AStoppedRunsProgressIsTheShareOfClocksItsWorkersPushed) {
+  // 2 workers x 1000 clocks: 300 pushes are 15%, whatever was last evaluated (clock 100, 10%).
+  EXPECT_DOUBLE_EQ(clocks_share(300, 2, 1000, 100), 0.15);
+  // A resumed job pushes only the clocks after its checkpoint: its evaluated clock counts.
+  EXPECT_DOUBLE_EQ(clocks_share(300, 2, 1000, 400), 0.4);
+  // A restarted worker pushes some clocks twice: never past 1.
+  EXPECT_DOUBLE_EQ(clocks_share(2500, 2, 1000, 0), 1.0);
+  EXPECT_DOUBLE_EQ(clocks_share(10, 0, 1000, 0), 0.0);
+
+  // The recorder counts the workers' "push" spans, one per clock, and only those.
+  const std::string dir = temp_dir("push_count");
+  RunRecorder recorder(dir, std::nullopt);
+  std::uint64_t told = 0;
+  recorder.on_push = [&](std::uint64_t clocks_done, double) { told = clocks_done; };
+  for (int clock = 0; clock < 3; ++clock)
+    for (std::uint32_t worker : {3u, 4u}) {
+      recorder.span(worker, "compute", clock, clock + 0.5);
+      recorder.span(worker, "push", clock + 0.5, clock + 0.6);
+    }
+  recorder.span(1, "apply_push", 0.7, 0.8);
+  EXPECT_EQ(recorder.worker_clocks_done(), 6u);
+  EXPECT_EQ(told, 6u);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -54,6 +54,14 @@ void RunRecorder::staleness(std::int64_t s, std::uint64_t count) {
 
 void RunRecorder::updates_applied(std::uint64_t n) { updates_ += n; }
 
+void RunRecorder::span(std::uint32_t node, std::string_view name, double start_s, double end_s) {
+  if (name == "push") {
+    ++worker_clocks_done_;
+    if (on_push) on_push(worker_clocks_done_, end_s);
+  }
+  if (trace_) trace_->add(node, name, start_s, end_s);
+}
+
 void RunRecorder::eval(EvalRow row) {
   row.updates = updates_;
   row.staleness_mean = window_count_ ? window_sum_ / static_cast<double>(window_count_) : 0.0;

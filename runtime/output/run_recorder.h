@@ -46,18 +46,25 @@ class RunRecorder : public MetricsSink {
   void eval(EvalRow row) override;
   void event(double time_s, const std::string& type, nlohmann::json fields) override;
   void finish(const std::string& params_sha256, bool diverged, const std::string& reason) override;
-  /// Kept in the trace given to set_trace; dropped without one.
-  void span(std::uint32_t node, std::string_view name, double start_s, double end_s) override {
-    if (trace_) trace_->add(node, name, start_s, end_s);
-  }
+  /// Kept in the trace given to set_trace; dropped without one. A worker's "push" span (one per
+  /// clock it finishes, runtime/roles/worker.cc) is also counted (worker_clocks_done) and passed
+  /// to on_push.
+  void span(std::uint32_t node, std::string_view name, double start_s, double end_s) override;
   /// Where spans go from now on (null: nowhere). Not owned; the caller writes it at the end.
   void set_trace(TraceRecorder* trace) { trace_ = trace; }
 
   /// Called by the environment each time a progress update is worth showing; may be empty.
   std::function<void(const EvalRow&)> on_eval;
+  /// Called with worker_clocks_done() and the push span's end (seconds of the run's clock) at
+  /// each worker's push; may be empty.
+  std::function<void(std::uint64_t clocks_done, double time_s)> on_push;
 
   const std::vector<EvalRow>& rows() const { return rows_; }
   std::uint64_t updates() const { return updates_; }
+  /// Clocks the workers finished, all workers together: the "push" spans heard so far (a job's
+  /// scheduler hears them from its nodes, net/span_forwarding.h). Its share of workers x
+  /// iterations is a stopped run's progress (make_summary).
+  std::uint64_t worker_clocks_done() const { return worker_clocks_done_; }
   /// Encoded bytes of the workers' pushes and pulls the servers received (bytes_to_servers).
   std::uint64_t bytes_to_servers() const { return bytes_to_servers_; }
   double staleness_mean() const;
@@ -91,6 +98,7 @@ class RunRecorder : public MetricsSink {
   MetricGoal goal_;
   std::vector<EvalRow> rows_;
   std::uint64_t updates_ = 0;
+  std::uint64_t worker_clocks_done_ = 0;
   std::uint64_t bytes_to_servers_ = 0;
   // Staleness since the previous row, and over the whole run.
   double window_sum_ = 0.0;

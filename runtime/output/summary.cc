@@ -1,5 +1,6 @@
 #include "runtime/output/summary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <optional>
@@ -16,6 +17,14 @@ nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 }  // namespace
+
+double clocks_share(std::uint64_t clocks_done, std::uint64_t workers, std::uint64_t iterations,
+                    std::int64_t evaluated_clock) {
+  if (workers == 0 || iterations == 0) return 0.0;
+  const double pushed = static_cast<double>(clocks_done) / (static_cast<double>(workers) * static_cast<double>(iterations));
+  const double evaluated = static_cast<double>(std::max<std::int64_t>(evaluated_clock, 0)) / static_cast<double>(iterations);
+  return std::min(1.0, std::max(pushed, evaluated));
+}
 
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts) {
@@ -56,9 +65,8 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   s["final_clock"] = rows.empty() ? 0 : rows.back().clock;
   if (stopped) {
     const std::uint64_t iterations = facts.iterations ? facts.iterations : scenario.training.iterations;
-    s["progress"] = iterations && !rows.empty()
-                        ? nlohmann::json(static_cast<double>(rows.back().clock) / static_cast<double>(iterations))
-                        : nlohmann::json(0.0);
+    s["progress"] = clocks_share(recorder.worker_clocks_done(), scenario.cluster.workers, iterations,
+                                 rows.empty() ? 0 : rows.back().clock);
   }
   s["target_metric"] = optional_number(scenario.training.target_metric);
   s["time_to_target_s"] = optional_number(recorder.time_to_target_s());

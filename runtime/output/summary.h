@@ -38,8 +38,18 @@ struct RunFacts {
 /// stop_reason is
 /// "target_metric" or "time_budget" (a stopping rule), "iterations" or "epochs" (ran them all),
 /// "diverged", the signal that stopped it ("SIGINT": facts.stopped_by, not completed), or
-/// "failed" (not completed otherwise). A stopped run also gets "progress": final_clock /
-/// iterations (0..1), the share of its clocks its last evaluation had reached.
+/// "failed" (not completed otherwise). A stopped run also gets "progress": clocks_share of the
+/// recorder's worker_clocks_done, the share of its clocks the job reached; its sim_time_s is
+/// facts.time_s, the time of the stop (its figures stay those of its last evaluation).
+/// A stopped run's "progress" (0..1), the same in every environment: the share of its clocks the
+/// job reached, `clocks_done` (the workers' clocks finished, all together: RunRecorder::
+/// worker_clocks_done) over `workers` x `iterations`, or the share of the last evaluated clock
+/// `evaluated_clock` when larger (a resumed job's clocks before its checkpoint are not pushed
+/// again); at most 1 (a restarted worker pushes some clocks twice). 0 when workers or iterations
+/// is 0. A trial's launch read "at 0%" 20 clocks in, before its first evaluation.
+double clocks_share(std::uint64_t clocks_done, std::uint64_t workers, std::uint64_t iterations,
+                    std::int64_t evaluated_clock);
+
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts);
 
