@@ -8,7 +8,7 @@ namespace pstwin::cli {
 
 nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus& status, const std::string& dir,
                                        const std::string& why, const std::string& signal) {
-  auto summary = unfinished_summary(run.consistency.front(), "simulated", stopped_variant_reason(status, why), signal);
+  auto summary = unfinished_summary(run, "simulated", stopped_variant_reason(status, why), signal);
   if (status.exit_code == -1) {  // never started
     summary["started"] = false;
     return summary;
