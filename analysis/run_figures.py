@@ -8,7 +8,8 @@ from matplotlib.lines import Line2D
 from event_marks import (has_failures, kind_legend, mark_failures, plot_failure_timeline,
                          plot_straggler_lanes, straggler_spans)
 from plot_style import color_of, legend_below, plt, save
-from run_data import loss_label, metric_label, metric_name, target_row, x_axis
+from run_data import (loss_label, metric_label, metric_name, staleness_from_metrics, target_row,
+                      x_axis)
 
 STRAGGLER_COLORS = {"transient": "tab:orange", "slow": "tab:purple"}
 
@@ -196,8 +197,30 @@ def staleness_unit(variant):
     return f"{total} counts for {updates} gradients" if updates else f"{total} counts"
 
 
+def draw_recorded_staleness(ax, variant, color):
+    """The panel of a variant whose summary has no histogram (stopped before it wrote its own):
+    what its metrics.csv recorded, each evaluation window's mean (line) and max (steps) staleness
+    against the clock, with the whole run's mean and max. False when it applied no gradient."""
+    recorded = staleness_from_metrics(variant)
+    if recorded is None:
+        return False
+    mean, top, gradients = recorded
+    m = variant["metrics"].dropna(subset=["clock", "staleness_mean", "staleness_max"])
+    ax.plot(m["clock"], m["staleness_mean"], "-", marker="o" if len(m) <= 60 else None, color=color,
+            markersize=3, label="window mean")
+    ax.step(m["clock"], m["staleness_max"], where="post", color="black", linestyle="--",
+            linewidth=1, label="window max")
+    ax.set_ylim(-0.05 * max(top, 1), max(top, 1) * 1.35)
+    ax.text(0.97, 0.95, f"mean {mean:.3g}\nmax {top}\n{gradients} gradients", ha="right", va="top",
+            transform=ax.transAxes, bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "gray"})
+    ax.legend(loc="upper left", fontsize="x-small")
+    ax.set(xlabel="global clock (iterations)", ylabel="staleness (clocks)")
+    return True
+
+
 def plot_staleness(run, outpath):
-    """One bar chart per variant: shard updates applied s clocks stale, mean annotated."""
+    """One bar chart per variant: shard updates applied s clocks stale, mean annotated; for a
+    variant stopped before it wrote a histogram, what its metrics.csv recorded instead."""
     variants = run["variants"]
     ncols = min(3, len(variants))
     nrows = math.ceil(len(variants) / ncols)
@@ -217,15 +240,21 @@ def plot_staleness(run, outpath):
             ax.set_xticks(range(len(counts)))
             ax.set_xlim(-0.6, max(len(counts), 3) - 0.4)
             ax.margins(y=0.25)
+            ax.set(xlabel="staleness (clocks)", ylabel="shard updates applied")
+            unit = staleness_unit(v)
+        elif draw_recorded_staleness(ax, v, color_of(i)):
+            unit = "no histogram written: per evaluation window, from metrics.csv"
         else:
-            ax.text(0.5, 0.5, "no staleness histogram", ha="center", va="center",
-                    transform=ax.transAxes)
-        ax.set(title=f"{label_of(v)}\n({staleness_unit(v)})", xlabel="staleness (clocks)",
-               ylabel="shard updates applied")
+            ax.text(0.5, 0.5, "no gradient applied", ha="center", va="center", transform=ax.transAxes)
+            ax.set(xlabel="staleness (clocks)", ylabel="shard updates applied")
+            unit = staleness_unit(v)
+        ax.set(title=f"{label_of(v)}\n({unit})")
         ax.title.set_fontsize("medium")
     for j in range(len(variants), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
-    fig.suptitle(f"{run['scenario']}: staleness of applied gradients, counted once per server shard")
+    fig.suptitle(f"{run['scenario']}: staleness of applied gradients"
+                 + (", counted once per server shard" if any(v["summary"].get("staleness_histogram")
+                                                             for v in variants) else ""))
     return save(fig, outpath)
 
 

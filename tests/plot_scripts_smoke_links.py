@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""link_utilisation.png of analysis/plot_runs.py on a simulate run with 2 servers (registered in
+ctest as plot_scripts_smoke_links): under BSP both servers' links carry nearly the same load, and
+a trial's figure drew server 1's lines exactly over server 0's. Each link must have a lane of its
+own, no two drawn on one another. Exits 77 (ctest: skipped) when this python lacks matplotlib or
+pandas.
+
+Usage: plot_scripts_smoke_links.py PSTWIN_BINARY SOURCE_DIR WORK_DIR
+"""
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+try:
+    import matplotlib  # noqa: F401
+    import pandas  # noqa: F401
+except ImportError:
+    print("skipped: matplotlib or pandas missing")
+    sys.exit(77)
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from plot_scripts_smoke import write_libsvm  # noqa: E402  (the same toy data set)
+
+
+def main():
+    pstwin, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    write_libsvm(work / "train.svm", 600, 1)
+    write_libsvm(work / "test.svm", 200, 2)
+    (work / "s.json").write_text(json.dumps({
+        "name": "two-servers", "seed": 1,
+        "data": {"format": "libsvm", "train": "train.svm", "test": "test.svm"},
+        "model": {"type": "logistic"},
+        "training": {"iterations": 40, "batch_size": 16, "learning_rate": 0.5, "eval_every": 10},
+        "consistency": [{"mode": "bsp"}],
+        "cluster": {"workers": 2, "servers": 2,
+                    "worker": {"device": "cpu", "link": {"bandwidth": "1Gbps", "latency": "50us"}},
+                    "server": {"device": "cpu", "link": {"bandwidth": "1Gbps", "latency": "50us"}}}}))
+    out = work / "out"
+    run = subprocess.run([pstwin, "simulate", str(work / "s.json"), "--quiet", "--out", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = subprocess.run([sys.executable, str(source / "analysis/plot_runs.py"), str(out)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, f"exit {result.returncode}\n{result.stdout}\n{result.stderr}"
+    assert (out / "link_utilisation.png").is_file(), result.stdout
+
+    # The figure itself, kept open: plot_link_load with save() replaced by a capture.
+    sys.path.insert(0, str(source / "analysis"))
+    import link_load  # noqa: E402
+    from run_data import load_run  # noqa: E402
+    kept = []
+    link_load.save = lambda fig, path: kept.append(fig) or path
+    link_load.plot_link_load(load_run(out), out / "unused.png")
+    lanes = [[line.get_label() for line in ax.get_lines() if line.get_label().startswith("link-")]
+             for ax in kept[0].axes]
+    drawn = [label for lane in lanes for label in lane]
+    assert any("server-0" in label for label in drawn) and any("server-1" in label for label in drawn), drawn
+    assert all(len(lane) <= 1 for lane in lanes), f"links drawn on one another: {lanes}"
+    assert len(drawn) == len(set(drawn)), drawn
+    print("ok")
+
+
+if __name__ == "__main__":
+    main()
