@@ -8,38 +8,20 @@ pandas.
 Usage: plot_scripts_smoke_links.py PSTWIN_BINARY SOURCE_DIR WORK_DIR
 """
 
-import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-try:
-    import matplotlib  # noqa: F401
-    import pandas  # noqa: F401
-except ImportError:
-    print("skipped: matplotlib or pandas missing")
-    sys.exit(77)
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plot_scripts_smoke import write_libsvm  # noqa: E402  (the same toy data set)
+# (exits 77 when this python lacks matplotlib or pandas)
+from plot_scripts_smoke import fresh_work, toy_scenario  # noqa: E402
 
 
 def main():
-    pstwin, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    write_libsvm(work / "train.svm", 600, 1)
-    write_libsvm(work / "test.svm", 200, 2)
-    (work / "s.json").write_text(json.dumps({
-        "name": "two-servers", "seed": 1,
-        "data": {"format": "libsvm", "train": "train.svm", "test": "test.svm"},
-        "model": {"type": "logistic"},
-        "training": {"iterations": 40, "batch_size": 16, "learning_rate": 0.5, "eval_every": 10},
-        "consistency": [{"mode": "bsp"}],
-        "cluster": {"workers": 2, "servers": 2,
-                    "worker": {"device": "cpu", "link": {"bandwidth": "1Gbps", "latency": "50us"}},
-                    "server": {"device": "cpu", "link": {"bandwidth": "1Gbps", "latency": "50us"}}}}))
+    pstwin, source, work = fresh_work(sys.argv)
+    (work / "s.json").write_text(toy_scenario(
+        "two-servers", {"iterations": 40, "batch_size": 16, "learning_rate": 0.5, "eval_every": 10},
+        [{"mode": "bsp"}], servers=2))
     out = work / "out"
     run = subprocess.run([pstwin, "simulate", str(work / "s.json"), "--quiet", "--out", str(out)],
                          capture_output=True, text=True)

@@ -10,22 +10,15 @@ Usage: plot_scripts_smoke_stopped.py PSTWIN_BINARY SOURCE_DIR WORK_DIR
 """
 
 import json
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-try:
-    import matplotlib  # noqa: F401
-    import pandas  # noqa: F401
-except ImportError:
-    print("skipped: matplotlib or pandas missing")
-    sys.exit(77)
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from plot_scripts_smoke import write_libsvm  # noqa: E402  (the same toy data set)
+# (exits 77 when this python lacks matplotlib or pandas)
+from plot_scripts_smoke import fresh_work, toy_scenario  # noqa: E402
 
 
 def rows_of(path):
@@ -39,17 +32,9 @@ def rows_of(path):
 def stopped_run(pstwin, work):
     """Runs the scenario "halted" into work/out and stops it with SIGINT once its first variant
     has written 3 evaluations; returns the output folder."""
-    write_libsvm(work / "train.svm", 600, 1)
-    write_libsvm(work / "test.svm", 200, 2)
-    (work / "s.json").write_text(json.dumps({
-        "name": "halted", "seed": 1,
-        "data": {"format": "libsvm", "train": "train.svm", "test": "test.svm"},
-        "model": {"type": "logistic"},
-        "training": {"iterations": 10000000, "batch_size": 16, "learning_rate": 0.5, "eval_every": 5},
-        "consistency": [{"mode": "ssp", "staleness": 2}, {"name": "late", "mode": "asp"}],
-        "cluster": {"workers": 2, "servers": 2,
-                    "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
-                    "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}}}))
+    (work / "s.json").write_text(toy_scenario(
+        "halted", {"iterations": 10000000, "batch_size": 16, "learning_rate": 0.5, "eval_every": 5},
+        [{"mode": "ssp", "staleness": 2}, {"name": "late", "mode": "asp"}], servers=2))
     out = work / "out"
     log = open(work / "simulate.txt", "w")
     proc = subprocess.Popen([pstwin, "simulate", str(work / "s.json"), "--jobs", "1", "--quiet",
@@ -82,9 +67,7 @@ def section(report, title):
 
 
 def main():
-    pstwin, source, work = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
+    pstwin, source, work = fresh_work(sys.argv)
     out = stopped_run(pstwin, work)
     result = subprocess.run([sys.executable, str(source / "analysis/plot_runs.py"), str(out)],
                             capture_output=True, text=True)
