@@ -98,7 +98,8 @@ def draw_metric(ax, run, xcol, zoomed):
             label += f": target at {hit[xcol]:.4g}" + (" s" if xcol == "time_s" else "")
         ax.plot(m[xcol], m["test_metric"], "-", color=color, label=label,
                 linewidth=width_of(i, len(run["variants"])),
-                marker="." if zoomed else None)
+                # a variant stopped after one evaluation is a point, which a line does not draw
+                marker="." if zoomed else ("o" if len(m) == 1 else None))
         mark_stop(ax, v, xcol, "test_metric", color)
         if hit is not None:
             ax.plot(hit[xcol], hit["test_metric"], "o", color=color, markersize=8,
@@ -166,7 +167,8 @@ def plot_loss(run, axis, outpath):
             m = v["metrics"].dropna(subset=[xcol, col])
             if m.empty:
                 continue
-            ax.plot(m[xcol], m[col], style, color=color, linewidth=width_of(i, len(run["variants"])))
+            ax.plot(m[xcol], m[col], style, color=color, linewidth=width_of(i, len(run["variants"])),
+                    marker="o" if len(m) == 1 else None)
             mark_stop(ax, v, xcol, col, color)
             values.extend(m[col])
     positive = [x for x in values if x > 0]
@@ -275,7 +277,7 @@ def plot_stragglers(run, outpath):
     for i, (v, ax) in enumerate(zip(variants, axes[:, 0])):
         plot_straggler_lanes(ax, v, workers, kinds)
         count = len(straggler_spans(v))
-        title = f"{v['name']}: {count} straggler period{'s' if count != 1 else ''}"
+        title = f"{label_of(v)}: {count} straggler period{'s' if count != 1 else ''}"
         hit = target_row(v)
         if hit is not None:
             ax.axvline(hit[xcol], color=color_of(i), linestyle="--", linewidth=1.5)

@@ -134,7 +134,9 @@ def reading(run, figure):
     if name.startswith("test_metric_vs_"):
         xcol, unit = ("time_s", " s") if name.endswith("time.png") else ("clock", " clocks")
         hits = [(v["name"], float(target_row(v)[xcol])) for v in variants if target_row(v) is not None]
-        missed = [v["name"] for v in variants if target_row(v) is None]
+        missed = [v["name"] for v in variants if target_row(v) is None and completed(v["summary"])]
+        cut = [v["name"] + ending_note(v) for v in variants
+               if target_row(v) is None and not completed(v["summary"])]
         if not hits:
             targeted = any(v["summary"].get("target_metric") is not None for v in variants)
             return ("No variant reached the target" if targeted else "No target was set") + \
@@ -144,6 +146,8 @@ def reading(run, figure):
         text = f"Time to target {target:g}, earliest first: " + ranked(hits, unit)
         if missed:
             text += "; never by " + ", ".join(missed)
+        if cut:  # no "never": it might have, had it gone on
+            text += "; not yet by " + ", ".join(cut)
         return text + " (the right panel zooms on the approach)."
     if name == "loss_vs_time.png":
         return f"{last_word(run)} test loss, lowest first: " + ranked(last_values(run, "test_loss")) + "."
