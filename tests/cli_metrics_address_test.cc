@@ -79,7 +79,7 @@ TEST(CliMetricsAddress, ANodeThatServesNoMetricsIgnoresTheAddressWithoutChecking
   const std::string dir = fresh_dir();
   write_json(dir + "/s.json", toy_scenario(dir));
   for (const char* role : {"worker", "server"}) {
-    const auto r = run_pstwin_env("PSTWIN_METRICS_ADDRESS='[::1]'", "node " + dir + "/s.json --insecure --role " +
+    const auto r = run_pstwin_env("PSTWIN_METRICS_ADDRESS='[::1]'", "node " + dir + "/s.json --variant bsp --insecure --role " +
                                                                          role +
                                                                          " --scheduler tcp://127.0.0.1:1 "
                                                                          "--connect-timeout 0.2");
