@@ -64,6 +64,14 @@ TEST(OverrideMessages, APointerThroughAMissingListElementSaysWhatItNamesAndWhatT
                   "'/consistency/-={\"mode\":\"asp\"}'");
   EXPECT_EQ(load_error(path, {"/consistency/0/mode=\"asp\""}), "<valid>");
   EXPECT_EQ(load_error(path, {"/consistency/-={\"mode\":\"asp\"}"}), "<valid>");
+  // The element appended as written would repeat a variant (the trial's case): said.
+  EXPECT_EQ(load_error(path, {"/consistency/-/mode=bsp"}),
+            "/consistency/-/mode: cannot set: the parent /consistency/- does not exist: \"-\" in a JSON pointer is "
+            "the element after the last of /consistency (it appends one), so there is nothing in it to set yet; "
+            "/consistency has 1 element: to change a key of one, give its index (0 to 0): --set "
+            "'/consistency/0/mode=\"bsp\"'; to add one, give it whole: --set '/consistency/-={\"mode\":\"bsp\"}' "
+            "(as written it is refused: /consistency/1: duplicate variant name \"bsp\" (the default); give it a "
+            "distinct \"name\")");
 }
 
 // The advice is tried before it is given. A trial's misspelt section got the advice to add it

@@ -98,7 +98,7 @@ std::string setting_text(const std::string& pointer, const nlohmann::json& value
 /// a key of an element that exists, by its index, or a whole new element appended.
 std::string missing_element_hint(const nlohmann::json& doc, const nlohmann::json::json_pointer& list,
                                  const std::vector<std::string>& tokens, std::size_t k, const nlohmann::json& value,
-                                 OverrideForm form) {
+                                 OverrideForm form, const ParseCheck& parse) {
   const auto element = nested(value, tokens, k);
   if (!element) return "";
   const std::size_t size = doc.at(list).size();
@@ -117,7 +117,16 @@ std::string missing_element_hint(const nlohmann::json& doc, const nlohmann::json
     text += ": to change a key of one, give its index (0 to " + std::to_string(size - 1) + "): " +
             setting_text(first.to_string(), integers_as_written(value), form);
   }
-  return text + "; to add one, give it whole: " + setting_text(list_text + "/-", *element, form);
+  text += "; to add one, give it whole: " + setting_text(list_text + "/-", *element, form);
+  // Tried first, as the other advice is: a trial's /consistency/-/mode=bsp appended a second
+  // "bsp", which the scenario refuses; said, so that the user writes the rest of the element.
+  nlohmann::json advised = doc;
+  advised[list].push_back(*element);
+  std::string at;
+  const std::string after = parse_error(parse, advised, &at);
+  if (!after.empty() && (at == list_text || at.starts_with(list_text + "/")) && parse_error(parse, doc).empty())
+    text += " (as written it is refused: " + after + ")";
+  return text;
 }
 
 }  // namespace
@@ -138,7 +147,8 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
   nlohmann::json::json_pointer top;
   std::size_t k = 0;
   while (scenario_json::has_pointer(doc, top / tokens[k])) top /= tokens[k++];
-  if (doc.at(top).is_array() && is_index(tokens[k])) return missing_element_hint(doc, top, tokens, k, value, form);
+  if (doc.at(top).is_array() && is_index(tokens[k]))
+    return missing_element_hint(doc, top, tokens, k, value, form, parse);
   if (!doc.at(top).is_object()) return "";
   const std::string parent_object = top.empty() ? "" : top.to_string();
   top /= tokens[k];

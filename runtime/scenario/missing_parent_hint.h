@@ -36,7 +36,9 @@ using ParseCheck = std::function<void(const nlohmann::json& doc)>;
 /// /consistency/- does not exist: "-" in a JSON pointer is the element after the last of
 /// /consistency (it appends one), so there is nothing in it to set yet; /consistency has 3
 /// elements: to change a key of one, give its index (0 to 2): --set '/consistency/0/mode="bsp"';
-/// to add one, give it whole: --set '/consistency/-={"mode":"bsp"}'" (not tried with `parse`).
+/// to add one, give it whole: --set '/consistency/-={"mode":"bsp"}'", tried with `parse` and,
+/// when that element is refused where the document was not, followed by " (as written it is
+/// refused: /consistency/3: duplicate variant name "bsp" ...)".
 /// "" when the parent exists, or when a list would have to start at an index past 0. Never
 /// throws.
 std::string missing_parent_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,
