@@ -24,31 +24,40 @@ def has_link_load(run):
 
 
 def plot_link_load(run, outpath):
-    """A panel per variant: utilisation over simulated time of its busiest links (step lines,
-    one colour per link, the busiest first), in percent of the link's bandwidth. A panel whose
-    links stay far from full is scaled to its data, so that lightly loaded links still show;
-    one that comes near full shows 0-100% with the full line dashed."""
+    """A block per variant and in it a lane per busy link (the busiest first, at most TOP_LINKS):
+    its utilisation over simulated time as a step line, in percent of its bandwidth, on a scale
+    shared by the variant's lanes. A lane per link, not one panel for all, because links with the
+    same load (every server's under BSP) drew over each other there and a trial's figure showed
+    server 1's lines alone. A variant whose links stay far from full is scaled to its data, so
+    that lightly loaded links still show; one that comes near full shows 0-100% with the full
+    line dashed."""
     variants = [v for v in run["variants"] if busiest_links(v) and (v["folder"] / "link_load.csv").is_file()]
-    fig, axes = plt.subplots(len(variants), 1, figsize=(9, 3.2 * len(variants)), squeeze=False,
-                             constrained_layout=True)
-    for ax, v in zip(axes[:, 0], variants):
+    lanes = []  # (variant, link, its rows, lane index within the variant)
+    for v in variants:
         load = pd.read_csv(v["folder"] / "link_load.csv")
+        links = [b["link"] for b in busiest_links(v)[:TOP_LINKS]]
+        used = [(link, load[load["link"] == link]) for link in links]
+        lanes += [(v, link, rows, i) for i, (link, rows) in enumerate((l, r) for l, r in used if not r.empty)]
+    fig, axes = plt.subplots(len(lanes), 1, figsize=(9, 0.95 * len(lanes) + 0.5 * len(variants) + 0.6),
+                             sharex=True, squeeze=False, constrained_layout=True)
+    for ax, (v, link, rows, i) in zip(axes[:, 0], lanes):
         peak = max(b["peak_utilisation"] for b in busiest_links(v)[:TOP_LINKS])
-        for i, link in enumerate(b["link"] for b in busiest_links(v)[:TOP_LINKS]):
-            rows = load[load["link"] == link]
-            if rows.empty:
-                continue
-            ax.step(rows["start_s"], rows["utilisation"], where="post", color=color_of(i),
-                    label=link, linewidth=1.4 if i == 0 else 1.0)
         top = 1.08 if peak > 0.6 else max(peak * 1.3, 1e-3)
+        ax.step(rows["start_s"], rows["utilisation"], where="post", color=color_of(i), linewidth=1.0,
+                label=link)
         if top > 1:
             ax.axhline(1.0, color="gray", linestyle="--", linewidth=0.8)
-        ax.set(title=f"{v['name']}: the {TOP_LINKS} busiest links", xlabel="simulated time (s)",
-               ylabel="utilisation (of bandwidth)", ylim=(0, top))
-        ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-        ax.title.set_fontsize("medium")
+        ax.set_ylim(0, top)
+        ax.yaxis.set_major_formatter(PercentFormatter(1.0, decimals=None))
+        ax.yaxis.set_major_locator(plt.MaxNLocator(2))
+        ax.tick_params(axis="y", labelsize="x-small")
         ax.grid(alpha=0.3)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
+        ax.text(0.005, 0.93, link, transform=ax.transAxes, ha="left", va="top", fontsize="small",
+                bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "none", "pad": 1})
+        if i == 0:
+            ax.set_title(f"{v['name']}: its busiest links, utilisation of each link's bandwidth",
+                         loc="left", fontsize="medium")
+    axes[-1, 0].set_xlabel("simulated time (s)")
     fig.suptitle(f"{run['scenario']}: link utilisation over time (SimGrid's link usage)")
     return save(fig, outpath)
 
@@ -59,8 +68,8 @@ def link_load_reading(run):
              f"(mean {busiest_links(v)[0]['mean_utilisation']:.0%}, "
              f"peak {busiest_links(v)[0]['peak_utilisation']:.0%})"
              for v in run["variants"] if busiest_links(v)]
-    return ("Utilisation of each variant's busiest links over time (links with the same load draw "
-            "over each other); the busiest: " + "; ".join(parts) + ".")
+    return ("Utilisation of each variant's busiest links over time, a lane per link; the "
+            "busiest: " + "; ".join(parts) + ".")
 
 
 def busiest_links_section(run):

@@ -30,9 +30,10 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from plot_style import color_of, legend_below, plt, save
+from run_data import OLD_COLUMNS
 
 FIXED_COLUMNS = ["seed", "variant", "mode", "metric", "target_metric", "time_to_target_s",
-                 "final_test_metric", "bytes_sent", "sim_time_s", "wall_time_s", "status", "run"]
+                 "last_test_metric", "bytes_sent", "sim_time_s", "wall_time_s", "status", "run"]
 # Statuses whose figures are not a run's final ones, and how the title counts them.
 LEFT_OUT = {"FAILED": "failed", "stopped": "stopped"}
 LINE_STYLES = ["-", "--", ":", "-."]
@@ -47,13 +48,13 @@ def load_sweep(folder):
     """sweep.csv as a DataFrame, the swept pointer columns, and the scenario's name."""
     path = Path(folder) / "sweep.csv"
     try:
-        table = pd.read_csv(path, dtype=str, keep_default_na=False)
+        table = pd.read_csv(path, dtype=str, keep_default_na=False).rename(columns=OLD_COLUMNS)
     except (OSError, ValueError) as e:
         raise SweepError(f"{path}: cannot read: {e}") from e
     if "seed" not in table.columns or any(c not in table.columns for c in FIXED_COLUMNS):
         raise SweepError(f"{path}: not a pstwin sweep.csv (expected columns {', '.join(FIXED_COLUMNS)})")
     pointers = list(table.columns[:list(table.columns).index("seed")])
-    for col in ("time_to_target_s", "final_test_metric", "bytes_sent", "target_metric"):
+    for col in ("time_to_target_s", "last_test_metric", "bytes_sent", "target_metric"):
         table[col] = pd.to_numeric(table[col], errors="coerce")
     scenario = Path(folder).resolve().name
     for run in table["run"]:
@@ -81,7 +82,7 @@ def panel_specs(table):
     target = table["target_metric"].dropna()
     target_text = f" {target.iloc[0]:g}" if not target.empty else ""
     return [("time_to_target_s", f"time to target{target_text} (simulated s)", 1.0),
-            ("final_test_metric", f"final test {metric}", 1.0),
+            ("last_test_metric", f"final test {metric}", 1.0),  # only completed runs are drawn
             ("bytes_sent", "bytes sent (MB)", 1e-6)]
 
 

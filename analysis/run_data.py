@@ -12,10 +12,15 @@ import pandas as pd
 
 METRICS_COLUMNS = ["time_s", "clock", "updates", "train_loss", "test_loss", "test_metric",
                    "staleness_mean", "staleness_max"]
-COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "final_test_metric",
-                      "final_test_loss", "updates", "staleness_mean", "staleness_max",
+COMPARISON_COLUMNS = ["variant", "mode", "time_to_target_s", "last_test_metric",
+                      "last_test_loss", "updates", "staleness_mean", "staleness_max",
                       "sim_time_s", "wall_time_s", "time_lost_s", "bytes_sent", "bytes_to_servers",
                       "params_sha256", "status"]
+# comparison.csv columns whose summary.json key differs: the last evaluation's figures (final for
+# a completed run, reached for a stopped one) keep summary.json's "final_" names.
+SUMMARY_KEYS = {"last_test_metric": "final_test_metric", "last_test_loss": "final_test_loss"}
+# What comparison.csv and sweep.csv named them before: folders of an older pstwin still read.
+OLD_COLUMNS = {"final_test_metric": "last_test_metric", "final_test_loss": "last_test_loss"}
 FAILURE_TYPES = ("node_failed", "link_failed")
 RECOVERY_TYPES = ("failover", "node_rejoined", "worker_rejoined", "link_restored")
 # Events listed in report.md's "Failures" section.
@@ -105,6 +110,24 @@ def was_stopped(summary):
         by.startswith("SIG") or by == "launcher_died" or "stopped by SIG" in str(summary.get("reason", "")))
 
 
+def completed(summary):
+    """Whether the run completed (a summary without the key: an older pstwin's, all completed)."""
+    return summary.get("completed", True) is not False
+
+
+def staleness_from_metrics(variant):
+    """(mean, max, gradients) of the staleness a variant's metrics.csv recorded, for a run whose
+    summary has no histogram (one stopped before it could write its own): each row holds its
+    evaluation window's mean and max and the gradients applied so far, so the mean is the
+    windows' means weighted by the gradients each window applied. None when no gradient was."""
+    m = variant["metrics"].dropna(subset=["updates", "staleness_mean", "staleness_max"])
+    if m.empty or m["updates"].iloc[-1] <= 0:
+        return None
+    applied = m["updates"].diff().fillna(m["updates"].iloc[0]).clip(lower=0)
+    mean = float((m["staleness_mean"] * applied).sum() / applied.sum()) if applied.sum() > 0 else 0.0
+    return mean, int(m["staleness_max"].max()), int(m["updates"].iloc[-1])
+
+
 def read_variant(folder):
     """Read one variant folder into a dict: name, metrics, summary, events, diverged, stopped,
     notes (what was left out). RunError says why it has nothing to draw."""
@@ -135,8 +158,9 @@ def read_variant(folder):
 
 def load_run(path):
     """Read a run folder (or a single variant folder) into a dict. A variant with nothing to
-    draw (stopped before its first evaluation, never started) is left out and named in the
-    run's "skipped" notes; RunError when no variant is left to draw."""
+    draw (stopped before its first evaluation, never started) is left out, named in the run's
+    "skipped" notes and kept, with its summary, in "left_out" (report.md lists it among the
+    runs that did not complete); RunError when no variant is left to draw."""
     path = Path(path)
     if not path.is_dir():
         raise RunError(f"{path}: no such directory")
@@ -147,6 +171,7 @@ def load_run(path):
         if (path / "comparison.csv").is_file():
             try:
                 comparison = pd.read_csv(path / "comparison.csv", dtype={"variant": str})
+                comparison = comparison.rename(columns=OLD_COLUMNS)
             except (OSError, ValueError) as e:
                 raise RunError(f"{path / 'comparison.csv'}: cannot read: {e}") from e
         # A variant folder holds metrics.csv, or only summary.json when it never started.
@@ -159,21 +184,25 @@ def load_run(path):
     if not folders:
         raise RunError(f"{path}: no metrics.csv found "
                        "(expected DIR/<variant>/metrics.csv or DIR/metrics.csv)")
-    variants, skipped = [], []
+    variants, skipped, left_out = [], [], []
     for f in folders:
         try:
             variants.append(read_variant(f))
         except RunError as e:
             skipped.append(f"skipped variant {f.name}: {e}")
+            summary = read_summary(f)
+            left_out.append({"name": summary.get("variant") or f.name, "summary": summary})
     if not variants:
         raise RunError(f"{path}: no variant to plot: " + "; ".join(skipped))
     for i, v in enumerate(variants):  # name a variant whose curves repeat an earlier one
         v["same_as"] = next((w["name"] for w in variants[:i]
                              if w["metrics"].equals(v["metrics"])), None)
-    scenario = next((v["summary"]["scenario"] for v in variants
+    # Every summary names its scenario (a stopped or never-started variant's too, since pstwin
+    # wrote it in theirs); the folder's name only for folders of an older pstwin.
+    scenario = next((v["summary"]["scenario"] for v in variants + left_out
                      if v["summary"].get("scenario")), None)
     return {"path": path, "scenario": scenario or path.resolve().name,
-            "variants": variants, "comparison": comparison,
+            "variants": variants, "comparison": comparison, "left_out": left_out,
             "skipped": skipped + [n for v in variants for n in v["notes"]]}
 
 

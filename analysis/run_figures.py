@@ -8,7 +8,8 @@ from matplotlib.lines import Line2D
 from event_marks import (has_failures, kind_legend, mark_failures, plot_failure_timeline,
                          plot_straggler_lanes, straggler_spans)
 from plot_style import color_of, legend_below, plt, save
-from run_data import loss_label, metric_label, metric_name, target_row, x_axis
+from run_data import (loss_label, metric_label, metric_name, staleness_from_metrics, target_row,
+                      x_axis)
 
 STRAGGLER_COLORS = {"transient": "tab:orange", "slow": "tab:purple"}
 
@@ -97,7 +98,8 @@ def draw_metric(ax, run, xcol, zoomed):
             label += f": target at {hit[xcol]:.4g}" + (" s" if xcol == "time_s" else "")
         ax.plot(m[xcol], m["test_metric"], "-", color=color, label=label,
                 linewidth=width_of(i, len(run["variants"])),
-                marker="." if zoomed else None)
+                # a variant stopped after one evaluation is a point, which a line does not draw
+                marker="." if zoomed else ("o" if len(m) == 1 else None))
         mark_stop(ax, v, xcol, "test_metric", color)
         if hit is not None:
             ax.plot(hit[xcol], hit["test_metric"], "o", color=color, markersize=8,
@@ -165,7 +167,8 @@ def plot_loss(run, axis, outpath):
             m = v["metrics"].dropna(subset=[xcol, col])
             if m.empty:
                 continue
-            ax.plot(m[xcol], m[col], style, color=color, linewidth=width_of(i, len(run["variants"])))
+            ax.plot(m[xcol], m[col], style, color=color, linewidth=width_of(i, len(run["variants"])),
+                    marker="o" if len(m) == 1 else None)
             mark_stop(ax, v, xcol, col, color)
             values.extend(m[col])
     positive = [x for x in values if x > 0]
@@ -196,8 +199,30 @@ def staleness_unit(variant):
     return f"{total} counts for {updates} gradients" if updates else f"{total} counts"
 
 
+def draw_recorded_staleness(ax, variant, color):
+    """The panel of a variant whose summary has no histogram (stopped before it wrote its own):
+    what its metrics.csv recorded, each evaluation window's mean (line) and max (steps) staleness
+    against the clock, with the whole run's mean and max. False when it applied no gradient."""
+    recorded = staleness_from_metrics(variant)
+    if recorded is None:
+        return False
+    mean, top, gradients = recorded
+    m = variant["metrics"].dropna(subset=["clock", "staleness_mean", "staleness_max"])
+    ax.plot(m["clock"], m["staleness_mean"], "-", marker="o" if len(m) <= 60 else None, color=color,
+            markersize=3, label="window mean")
+    ax.step(m["clock"], m["staleness_max"], where="post", color="black", linestyle="--",
+            linewidth=1, label="window max")
+    ax.set_ylim(-0.05 * max(top, 1), max(top, 1) * 1.35)
+    ax.text(0.97, 0.95, f"mean {mean:.3g}\nmax {top}\n{gradients} gradients", ha="right", va="top",
+            transform=ax.transAxes, bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "gray"})
+    ax.legend(loc="upper left", fontsize="x-small")
+    ax.set(xlabel="global clock (iterations)", ylabel="staleness (clocks)")
+    return True
+
+
 def plot_staleness(run, outpath):
-    """One bar chart per variant: shard updates applied s clocks stale, mean annotated."""
+    """One bar chart per variant: shard updates applied s clocks stale, mean annotated; for a
+    variant stopped before it wrote a histogram, what its metrics.csv recorded instead."""
     variants = run["variants"]
     ncols = min(3, len(variants))
     nrows = math.ceil(len(variants) / ncols)
@@ -217,15 +242,21 @@ def plot_staleness(run, outpath):
             ax.set_xticks(range(len(counts)))
             ax.set_xlim(-0.6, max(len(counts), 3) - 0.4)
             ax.margins(y=0.25)
+            ax.set(xlabel="staleness (clocks)", ylabel="shard updates applied")
+            unit = staleness_unit(v)
+        elif draw_recorded_staleness(ax, v, color_of(i)):
+            unit = "no histogram written: per evaluation window, from metrics.csv"
         else:
-            ax.text(0.5, 0.5, "no staleness histogram", ha="center", va="center",
-                    transform=ax.transAxes)
-        ax.set(title=f"{label_of(v)}\n({staleness_unit(v)})", xlabel="staleness (clocks)",
-               ylabel="shard updates applied")
+            ax.text(0.5, 0.5, "no gradient applied", ha="center", va="center", transform=ax.transAxes)
+            ax.set(xlabel="staleness (clocks)", ylabel="shard updates applied")
+            unit = staleness_unit(v)
+        ax.set(title=f"{label_of(v)}\n({unit})")
         ax.title.set_fontsize("medium")
     for j in range(len(variants), nrows * ncols):
         axes[j // ncols][j % ncols].set_visible(False)
-    fig.suptitle(f"{run['scenario']}: staleness of applied gradients, counted once per server shard")
+    fig.suptitle(f"{run['scenario']}: staleness of applied gradients"
+                 + (", counted once per server shard" if any(v["summary"].get("staleness_histogram")
+                                                             for v in variants) else ""))
     return save(fig, outpath)
 
 
@@ -246,7 +277,7 @@ def plot_stragglers(run, outpath):
     for i, (v, ax) in enumerate(zip(variants, axes[:, 0])):
         plot_straggler_lanes(ax, v, workers, kinds)
         count = len(straggler_spans(v))
-        title = f"{v['name']}: {count} straggler period{'s' if count != 1 else ''}"
+        title = f"{label_of(v)}: {count} straggler period{'s' if count != 1 else ''}"
         hit = target_row(v)
         if hit is not None:
             ax.axvline(hit[xcol], color=color_of(i), linestyle="--", linewidth=1.5)

@@ -5,8 +5,8 @@ import math
 
 from event_marks import failure_spans, straggler_spans
 from link_load import busiest_links_section, link_load_reading
-from run_data import (COMPARISON_COLUMNS, FAULT_EVENT_TYPES, event_node, metric_label,
-                      target_row, timed)
+from run_data import (COMPARISON_COLUMNS, FAULT_EVENT_TYPES, SUMMARY_KEYS, completed, event_node,
+                      metric_label, staleness_from_metrics, target_row, timed, was_stopped)
 
 
 def fmt(value):
@@ -24,11 +24,11 @@ def comparison_rows(run):
         table = run["comparison"].astype(object).where(run["comparison"].notna(), None)
         return list(table.columns), table.to_dict("records")
     rows = []
-    for v in run["variants"]:
-        row = {c: v["summary"].get(c) for c in COMPARISON_COLUMNS}
+    for v in run["variants"] + run["left_out"]:
+        row = {c: v["summary"].get(SUMMARY_KEYS.get(c, c)) for c in COMPARISON_COLUMNS}
         row["variant"] = v["name"]
-        row["status"] = "DIVERGED" if v["diverged"] else (
-            "ok" if v["summary"].get("completed", True) else "incomplete")
+        row["status"] = "DIVERGED" if v.get("diverged") else "ok" if completed(v["summary"]) else (
+            "stopped" if was_stopped(v["summary"]) else "incomplete")
         rows.append(row)
     return COMPARISON_COLUMNS, rows
 
@@ -88,13 +88,43 @@ def ranked(pairs, unit="", reverse=False):
     return ", ".join(f"{name} {value:.4g}{unit}" for name, value in pairs)
 
 
-def final_values(run, col):
+def last_values(run, col):
+    """(name, value) of each variant's last evaluation of `col`; a variant that did not complete is
+    named with where its value comes from ("asp (at its stop)"), since it is no final value."""
     out = []
     for v in run["variants"]:
         values = v["metrics"][col].dropna()
         if not values.empty:
-            out.append((v["name"], float(values.iloc[-1])))
+            out.append((v["name"] + ending_note(v), float(values.iloc[-1])))
     return out
+
+
+def ending_note(variant):
+    """"" for a completed variant; else where its last values come from."""
+    if completed(variant["summary"]):
+        return ""
+    return " (at its stop)" if variant.get("stopped") else " (when it ended, unfinished)"
+
+
+def last_word(run):
+    """"Final" when every variant completed, else "Last": a stopped run's values are not final."""
+    return "Final" if all(completed(v["summary"]) for v in run["variants"]) else "Last"
+
+
+def staleness_reading(variant):
+    """"bsp mean 0.5 (max 2)" from the summary's histogram, else from the metrics.csv of a variant
+    stopped before it wrote one; None when it applied no gradient."""
+    counts = variant["summary"].get("staleness_histogram") or []
+    total = sum(counts)
+    if total:
+        mean = sum(s * c for s, c in enumerate(counts)) / total
+        return f"{variant['name']} mean {mean:.3g} (max {len(counts) - 1})"
+    recorded = staleness_from_metrics(variant)
+    if recorded is None:
+        return None
+    mean, top, gradients = recorded
+    return (f"{variant['name']}{ending_note(variant)} mean {mean:.3g} (max {top}) over {gradients} gradients, "
+            "from metrics.csv (no histogram was written)")
 
 
 def reading(run, figure):
@@ -104,30 +134,32 @@ def reading(run, figure):
     if name.startswith("test_metric_vs_"):
         xcol, unit = ("time_s", " s") if name.endswith("time.png") else ("clock", " clocks")
         hits = [(v["name"], float(target_row(v)[xcol])) for v in variants if target_row(v) is not None]
-        missed = [v["name"] for v in variants if target_row(v) is None]
+        missed = [v["name"] for v in variants if target_row(v) is None and completed(v["summary"])]
+        cut = [v["name"] + ending_note(v) for v in variants
+               if target_row(v) is None and not completed(v["summary"])]
         if not hits:
-            return f"No variant reached the target; final {metric_label(run)}: " + \
-                ranked(final_values(run, "test_metric"), reverse=metric_label(run) != "test RMSE") + "."
+            targeted = any(v["summary"].get("target_metric") is not None for v in variants)
+            return ("No variant reached the target" if targeted else "No target was set") + \
+                f"; {last_word(run).lower()} {metric_label(run)}: " + \
+                ranked(last_values(run, "test_metric"), reverse=metric_label(run) != "test RMSE") + "."
         target = next(v["summary"].get("target_metric") for v in variants if target_row(v) is not None)
         text = f"Time to target {target:g}, earliest first: " + ranked(hits, unit)
         if missed:
             text += "; never by " + ", ".join(missed)
+        if cut:  # no "never": it might have, had it gone on
+            text += "; not yet by " + ", ".join(cut)
         return text + " (the right panel zooms on the approach)."
     if name == "loss_vs_time.png":
-        return "Final test loss, lowest first: " + ranked(final_values(run, "test_loss")) + "."
+        return f"{last_word(run)} test loss, lowest first: " + ranked(last_values(run, "test_loss")) + "."
     if name == "loss_vs_clock.png":
-        return "Final train loss, lowest first: " + ranked(final_values(run, "train_loss")) + "."
+        return f"{last_word(run)} train loss, lowest first: " + ranked(last_values(run, "train_loss")) + "."
     if name == "staleness_hist.png":
-        parts = []
-        for v in variants:
-            counts = v["summary"].get("staleness_histogram") or []
-            total = sum(counts)
-            if total:
-                mean = sum(s * c for s, c in enumerate(counts)) / total
-                parts.append(f"{v['name']} mean {mean:.3g} (max {len(counts) - 1})")
+        parts = [p for p in map(staleness_reading, variants) if p]
         if not parts:
             return "No gradient was applied, so there is no staleness to show."
-        return "Staleness of applied gradients, counted once per server shard: " + "; ".join(parts) + "."
+        counted = ", counted once per server shard" if any(
+            v["summary"].get("staleness_histogram") for v in variants) else ""
+        return f"Staleness of applied gradients{counted}: " + "; ".join(parts) + "."
     if name == "link_utilisation.png":
         return link_load_reading(run)
     if name == "stragglers.png":
@@ -149,10 +181,12 @@ def write_report(run, outdir, figures, notes):
                for v in run["variants"] if v["diverged"]]
     if reasons:
         lines += ["", "Diverged:", ""] + reasons
-    # A run that never finished (a launch whose nodes did not all register, a killed scheduler):
-    # its reason is the first thing a reader needs.
+    # A run that never finished (a launch whose nodes did not all register, a killed scheduler, a
+    # stop), drawn or left out with nothing to draw (never started): its reason is the first
+    # thing a reader needs.
     unfinished = [f"- {v['name']}: {v['summary'].get('reason') or 'no reason recorded'}"
-                  for v in run["variants"] if not v["diverged"] and not v["summary"].get("completed", True)]
+                  for v in run["variants"] + run["left_out"]
+                  if not v.get("diverged") and not completed(v["summary"])]
     if unfinished:
         lines += ["", "Did not complete:", ""] + unfinished
     lines += failures_section(run)

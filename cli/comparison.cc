@@ -27,39 +27,62 @@ std::string format_field(const nlohmann::json& s, const std::string& key, bool f
 }
 
 /// The metric column's title: final values unless a run was stopped, whose value is the one it
-/// reached (a trial's all-stopped table read "final test metric").
+/// reached (a trial's all-stopped table read "final test metric"); with no run completed and
+/// none stopped after it started there is no value at all, final or at a stop (a trial's table
+/// of variants all stopped before starting read "test metric at stop").
 std::string metric_title(const std::vector<nlohmann::json>& summaries) {
   std::string metric = "metric";
   for (const auto& s : summaries)
     if (s.contains("metric") && s["metric"].is_string()) metric = s["metric"].get<std::string>();
-  bool any_completed = false, any_stopped = false;
+  bool any_completed = false, any_stopped = false, any_stopped_running = false;
   for (const auto& s : summaries) {
     any_completed = any_completed || s.value("completed", false);
     any_stopped = any_stopped || was_stopped(s);
+    any_stopped_running = any_stopped_running || (was_stopped(s) && s.value("started", true));
   }
   if (!any_stopped) return "final test " + metric;
-  return any_completed ? "last test " + metric : "test " + metric + " at stop";
+  if (any_completed) return "last test " + metric;
+  return any_stopped_running ? "test " + metric + " at stop" : "test " + metric;
+}
+
+/// A comparison.csv column and the summary.json key it is read from. The metric and loss are the
+/// last evaluation's: final for a completed run, those reached for a stopped one, so the columns
+/// say "last" (summary.json keeps its "final_" keys, whose completed and stop_reason say which).
+struct Column {
+  const char* name;
+  const char* key;
+};
+
+const std::vector<Column>& csv_columns() {
+  static const std::vector<Column> columns = {
+      {"variant", "variant"},
+      {"mode", "mode"},
+      {"time_to_target_s", "time_to_target_s"},
+      {"last_test_metric", "final_test_metric"},
+      {"last_test_loss", "final_test_loss"},
+      {"updates", "updates"},
+      {"staleness_mean", "staleness_mean"},
+      {"staleness_max", "staleness_max"},
+      {"sim_time_s", "sim_time_s"},
+      {"wall_time_s", "wall_time_s"},
+      {"time_lost_s", "time_lost_s"},
+      {"bytes_sent", "bytes_sent"},
+      {"bytes_to_servers", "bytes_to_servers"},
+      {"params_sha256", "params_sha256"},
+      {"stop_reason", "stop_reason"}};
+  return columns;
 }
 
 }  // namespace
 
-const std::vector<std::string>& comparison_columns() {
-  static const std::vector<std::string> columns = {
-      "variant",          "mode",           "time_to_target_s", "final_test_metric",
-      "final_test_loss",  "updates",        "staleness_mean",   "staleness_max",
-      "sim_time_s",       "wall_time_s",    "time_lost_s",      "bytes_sent",
-      "bytes_to_servers", "params_sha256",  "stop_reason"};
-  return columns;
-}
-
 void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries) {
   std::ostringstream out;
-  const auto& cols = comparison_columns();
-  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i];
+  const auto& cols = csv_columns();
+  for (std::size_t i = 0; i < cols.size(); ++i) out << (i ? "," : "") << cols[i].name;
   out << ",status\n";
   for (const auto& s : summaries) {
     for (std::size_t i = 0; i < cols.size(); ++i)
-      out << (i ? "," : "") << format_field(s, cols[i], true);
+      out << (i ? "," : "") << format_field(s, cols[i].key, true);
     out << ',' << run_status(s) << '\n';
   }
   write_file_atomically(path, out.str());

@@ -11,13 +11,13 @@
 
 namespace pstwin::cli {
 
-/// Columns, in order, of comparison.csv and the printed table.
-const std::vector<std::string>& comparison_columns();
-
-/// Writes comparison.csv: a header of comparison_columns() and "status", then one row per summary
-/// (as written to summary.json); null figures are empty fields, status is run_status ("ok",
-/// "DIVERGED", "stopped", "FAILED"; cli/run_status.h). Throws std::runtime_error if it cannot
-/// write.
+/// Writes comparison.csv: a header (variant, mode, time_to_target_s, last_test_metric,
+/// last_test_loss, updates, staleness_mean, staleness_max, sim_time_s, wall_time_s, time_lost_s,
+/// bytes_sent, bytes_to_servers, params_sha256, stop_reason, status), then one row per summary
+/// (as written to summary.json; last_test_metric and last_test_loss are its final_test_metric and
+/// final_test_loss: the last evaluation's, final for a completed run, reached for a stopped
+/// one); null figures are empty fields, status is run_status ("ok", "DIVERGED", "stopped",
+/// "FAILED"; cli/run_status.h). Throws std::runtime_error if it cannot write.
 void write_comparison_csv(const std::string& path, const std::vector<nlohmann::json>& summaries);
 
 /// Reads OUT/<name>/summary.json for each variant (a missing or unreadable one, or a non-zero
@@ -28,8 +28,9 @@ int report_comparison(const Scenario& scenario, const std::string& out,
 
 /// Prints an aligned table of the same figures; "-" for figures that are null (e.g. a target
 /// not reached), run_status_text in the status column ("stopped (SIGINT) at 62%"). The metric
-/// column reads "final test accuracy" when no run was stopped, "test accuracy at stop" when some
-/// were and none completed, else "last test accuracy".
+/// column reads "final test accuracy" when no run was stopped, "last test accuracy" when some
+/// were and some completed, "test accuracy at stop" when none completed and some stopped after
+/// starting, else (every run stopped before it started, or failed) "test accuracy".
 void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>& summaries);
 
 }  // namespace pstwin::cli

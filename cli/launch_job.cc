@@ -95,7 +95,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     if (!stopped) std::cerr << "pstwin launch: the scheduler did not start listening\n";
     const ChildExit end = wait_all(pids, 0.0, nullptr, {}, s.stop)[0];
     if (!fs::exists(dir + "/summary.json"))
-      write_missing_summary(dir, variant,
+      write_missing_summary(dir, scenario,
                             (stopped ? "the job was " + *stopped + " before the scheduler started listening"
                                      : std::string("the scheduler did not start listening")) +
                                 " (it " + end.text() + ")",
@@ -170,7 +170,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     for (const auto& e : events)
       if (e["node"] == "scheduler" && !fs::exists(dir + "/summary.json")) {
         // The scheduler died before writing anything: say what happened in its place.
-        write_missing_summary(dir, variant,
+        write_missing_summary(dir, scenario,
                               "the scheduler was killed at " + seconds_text(e["time_s"].get<double>()) +
                                   " s (failure injection); pstwin does not replicate the scheduler, "
                                   "so the job ended there");
@@ -239,7 +239,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     } else if (first == 0) {
       reason += "; it was the first node to end";
     }
-    write_missing_summary(dir, variant, reason, stopped ? s.stop->signal_name() : "");
+    write_missing_summary(dir, scenario, reason, stopped ? s.stop->signal_name() : "");
   } else if (lost) {
     record_job_lost(dir, scenario, lost->node, lost->end, lost->why);
   }

@@ -41,9 +41,9 @@ void append_events(const std::string& dir, const std::vector<nlohmann::json>& ev
   }
 }
 
-void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
-                           const std::string& reason, const std::string& stopped_by) {
-  write_summary(dir, unfinished_summary(variant, "zmq", reason, stopped_by));
+void write_missing_summary(const std::string& dir, const Scenario& run, const std::string& reason,
+                           const std::string& stopped_by) {
+  write_summary(dir, unfinished_summary(run, "zmq", reason, stopped_by));
 }
 
 std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs, std::size_t first,
@@ -54,7 +54,7 @@ std::vector<std::string> mark_variants_not_run(const std::vector<Scenario>& runs
     const ConsistencyVariant& variant = runs[i].consistency.front();
     const std::string dir = out + "/" + variant.name;
     fs::create_directories(dir);
-    auto summary = unfinished_summary(variant, "zmq", reason, stopped_by);
+    auto summary = unfinished_summary(runs[i], "zmq", reason, stopped_by);
     summary["started"] = false;
     write_summary(dir, summary);
     names.push_back(variant.name);

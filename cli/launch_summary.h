@@ -26,12 +26,12 @@ std::string node_exit_text(const Scenario& scenario, std::size_t index, const Ch
 /// (when DIR/summary.json exists). Says on stderr when the summary cannot be updated.
 void append_events(const std::string& dir, const std::vector<nlohmann::json>& events);
 
-/// Writes DIR/summary.json for a variant whose scheduler ended without writing one (killed, or
-/// it could not start): completed false and `reason`, so that every variant folder says how it
-/// ended; `stopped_by` ("SIGINT") when the launch was stopped by that signal (its stop_reason,
+/// Writes DIR/summary.json for the variant of `run` (its own scenario) whose scheduler ended
+/// without writing one (killed, or it could not start): unfinished_summary, completed false and
+/// `reason`, so that every variant folder says how it ended; `stopped_by` ("SIGINT") when the launch was stopped by that signal (its stop_reason,
 /// unfinished_summary). Throws std::runtime_error naming the path when it cannot write.
-void write_missing_summary(const std::string& dir, const ConsistencyVariant& variant,
-                           const std::string& reason, const std::string& stopped_by = "");
+void write_missing_summary(const std::string& dir, const Scenario& run, const std::string& reason,
+                           const std::string& stopped_by = "");
 
 /// For the variants of `runs` (one scenario per variant, as VariantRuns::scenarios) from index
 /// `first` on, which launch does not run (`reason`: why, e.g. "not run: variant bsp's job found

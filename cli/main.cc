@@ -53,9 +53,14 @@ std::optional<int> run_command(const std::string& command, const std::vector<std
   return std::nullopt;
 }
 
-/// `pstwin help COMMAND`: the command's own --help (stdout, status 0); an unknown one is refused
-/// listing the commands (status 2).
+/// `pstwin help COMMAND`: the command's own --help (stdout, status 0); help's own for `help`
+/// (or --help, -h); an unknown one is refused listing the commands (status 2).
 int help_command(const std::string& asked) {
+  if (asked == "help" || asked == "--help" || asked == "-h") {
+    std::cout << "usage: pstwin help [COMMAND] (or pstwin --help, pstwin COMMAND --help)\n"
+                 "Without COMMAND, lists the commands; with one, prints that command's usage and options.\n";
+    return 0;
+  }
   if (asked == "version" || asked == "--version") {
     std::cout << "usage: pstwin --version (or pstwin version)\n"
                  "Prints pstwin's version and commit, and the SimGrid, ZeroMQ and CUDA versions.\n";

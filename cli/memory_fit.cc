@@ -26,7 +26,7 @@ std::string parts_text(const RunMemory& r) {
 RunMemory run_memory(const Scenario& scenario, std::size_t i, const ModelKeys& keys) {
   const Scenario run = scenario_for_variant(scenario, i);
   return {"variant " + run.consistency.front().name, estimate_memory(run, keys), run.cluster.servers,
-          run.cluster.workers};
+          run.cluster.workers, run.model.type == "synthetic"};
 }
 
 std::vector<RunMemory> prepared_memory(const Scenario& scenario, const VariantRuns& runs) {
@@ -45,6 +45,12 @@ std::uint64_t machine_memory_bytes() {
 
 std::string memory_line(const RunMemory& r) {
   const MemoryEstimate& m = r.estimate;
+  // Its figures are all 0, which read as a model of no size (a trial's "0 bytes").
+  if (r.synthetic)
+    return "memory (" + r.run + "): model synthetic holds no parameter values: its " +
+           count_text(m.parameters, "parameter") + " of float32 (" +
+           bytes_text(m.parameters > UINT64_MAX / 4 ? UINT64_MAX : m.parameters * 4) +
+           ") are virtual, priced on the wire and in compute only; no node stores them";
   return "memory (" + r.run + "): " + count_text(m.parameters, "parameter") + " of float32: " +
          each_of_text(r.servers, "server") + " needs at least " + bytes_text(m.server_bytes) +
          " (its shard, optimizer state, replicas and buffered gradients), " + each_of_text(r.workers, "worker") +

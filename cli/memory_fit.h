@@ -18,6 +18,9 @@ struct RunMemory {
   MemoryEstimate estimate;
   std::uint32_t servers = 0;
   std::uint32_t workers = 0;
+  /// A synthetic (timing-only) model: its parameters are virtual, priced on the wire and in
+  /// compute but holding no values, so the estimate's bytes are 0 (memory_estimate.h).
+  bool synthetic = false;
 };
 
 /// The estimate of variant `i` of `scenario` (scenario_for_variant) with a model of `keys`.
@@ -33,7 +36,9 @@ std::uint64_t machine_memory_bytes();
 
 /// validate's lines for `run`: "memory (variant bsp): 398459650 parameters: each of 4 servers
 /// needs at least 6.68 GiB (...), each of 16 workers 3.97 GiB, the scheduler 2.97 GiB; on one
-/// machine 93.2 GiB".
+/// machine 93.2 GiB". A synthetic model's: "memory (variant bsp): model synthetic holds no
+/// parameter values: its 10000000 parameters of float32 (38.1 MiB) are virtual, priced on the
+/// wire and in compute only; no node stores them".
 std::string memory_line(const RunMemory& run);
 
 /// Why `runs` cannot run on a machine of `machine_bytes` (0: unknown, never refused) with up to

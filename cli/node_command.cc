@@ -277,19 +277,21 @@ int node_command(const std::vector<std::string>& args) {
       return 2;
     }
   }
-  if (const auto address = (*vm)["metrics-address"].as<std::string>(); address != "none") {
-    // Only the scheduler serves metrics, and it checks that it can before anything starts.
+  if (const auto address = (*vm)["metrics-address"].as<std::string>(); options.role != "scheduler") {
+    // Only the scheduler serves metrics. Another node ignores the address, so it is not checked
+    // either: a value the node never uses must not fail it (a trial's worker refused '[::1]').
+    if (!(*vm)["metrics-address"].defaulted())
+      std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
+                << " is ignored: only the scheduler serves live metrics\n";
+  } else if (address != "none") {
+    // The scheduler checks that it can serve there before anything starts.
     try {
-      if (options.role == "scheduler") net::check_metrics_address_here(address);
-      else net::parse_metrics_address(address);
+      net::check_metrics_address_here(address);
     } catch (const std::invalid_argument& e) {
       std::cerr << "pstwin node: " << source("metrics-address") << ": " << e.what() << "\n";
       return 2;
     }
-    if (options.role == "scheduler") options.metrics_address = address;
-    else if (!(*vm)["metrics-address"].defaulted())
-      std::cerr << "pstwin node (" << options.role << "): " << source("metrics-address")
-                << " is ignored: only the scheduler serves live metrics\n";
+    options.metrics_address = address;
   }
   if (vm->count("endpoint-file")) {
     // The scheduler writes it as it starts listening: a path it cannot write is said now.

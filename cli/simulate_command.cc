@@ -147,7 +147,7 @@ int simulate_command(const std::vector<std::string>& args) {
       write_summary(dir, status[i].stopped
                              ? stopped_variant_summary(runs->scenarios[i], status[i], dir, *stop.reason(),
                                                        stop.signal_name())
-                             : unfinished_summary(scenario->consistency[i], "simulated",
+                             : unfinished_summary(runs->scenarios[i], "simulated",
                                                   "the simulation " + status[i].end.text() +
                                                       " before writing a summary (see its messages above)"));
     }

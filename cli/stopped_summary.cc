@@ -10,9 +10,8 @@ namespace pstwin::cli {
 
 nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus& status, const std::string& dir,
                                        const std::string& why, const std::string& signal) {
-  const ConsistencyVariant& variant = run.consistency.front();
   if (status.exit_code == -1) {  // never started
-    auto summary = unfinished_summary(variant, "simulated", stopped_variant_reason(status, why), signal);
+    auto summary = unfinished_summary(run, "simulated", stopped_variant_reason(status, why), signal);
     summary["started"] = false;
     return summary;
   }
@@ -23,7 +22,7 @@ nlohmann::json stopped_variant_summary(const Scenario& run, const VariantStatus&
   // stopped simulate gave the last evaluation's time, and launch the stop's.
   VariantStatus reached = status;
   reached.sim_time_s = std::max(status.sim_time_s, figures.value("sim_time_s", 0.0));
-  auto summary = unfinished_summary(variant, "simulated", stopped_variant_reason(reached, why), signal);
+  auto summary = unfinished_summary(run, "simulated", stopped_variant_reason(reached, why), signal);
   summary["progress"] = reached.fraction;
   summary.update(figures);
   summary["sim_time_s"] = reached.sim_time_s;

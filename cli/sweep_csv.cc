@@ -46,7 +46,7 @@ nlohmann::json read_summary(const std::string& dir) {
 std::size_t write_sweep_csv(const std::string& path, const std::string& out, const SweepPlan& plan) {
   std::ostringstream csv;
   for (const auto& axis : plan.axes) csv << csv_field(axis.pointer) << ',';
-  csv << "seed,variant,mode,metric,target_metric,time_to_target_s,final_test_metric,bytes_sent,"
+  csv << "seed,variant,mode,metric,target_metric,time_to_target_s,last_test_metric,bytes_sent,"
          "sim_time_s,wall_time_s,status,run\n";
   std::size_t not_ok = 0;
   for (const auto& run : plan.runs) {

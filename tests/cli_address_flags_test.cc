@@ -75,9 +75,9 @@ TEST(AddressFlags, NodeRefusesAnAdvertisedHostOrASchedulerItCannotDial) {
   // From the environment, the variable is named (empty: refused as every empty value variable is).
   expect_refused({{worker + at + dir + "/s.json", "pstwin: PSTWIN_ADVERTISE is set but empty"}}, "PSTWIN_ADVERTISE=");
   // An IPv6 address alone reads one way with or without brackets: both are taken.
-  for (const std::string& v6 : {"::1", "'[::1]'"}) {
+  for (const char* v6 : {"::1", "'[::1]'"}) {
     const auto r = run_pstwin("node --role worker --insecure --connect-timeout 0.5 --scheduler 'tcp://[::1]:9' "
-                              "--advertise " + v6 + " " + dir + "/s.json");
+                              "--advertise " + std::string(v6) + " " + dir + "/s.json");
     EXPECT_NE(r.output.find("cannot reach the scheduler"), std::string::npos) << v6 << "\n" << r.output;
   }
 }

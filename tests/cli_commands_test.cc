@@ -110,7 +110,7 @@ TEST(Cli, SimulatePrintsTheComparisonAndWritesEveryOutput) {
   }
   const std::string csv = read_file(dir + "/out/comparison.csv");
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "variant,mode,time_to_target_s,final_test_metric,final_test_loss,updates,"
+            "variant,mode,time_to_target_s,last_test_metric,last_test_loss,updates,"
             "staleness_mean,staleness_max,sim_time_s,wall_time_s,time_lost_s,bytes_sent,bytes_to_servers,"
             "params_sha256,"
             "stop_reason,status");

@@ -36,7 +36,9 @@ TEST(EnvironmentVariables, ReadmeListsExactlyTheKnownVariables) {
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("## ", 0) == 0) inside = line == "## Environment variables";
     std::smatch m;
-    if (inside && std::regex_search(line, m, item)) EXPECT_TRUE(listed.insert(m[1]).second) << m[1] << " twice";
+    if (inside && std::regex_search(line, m, item)) {
+      EXPECT_TRUE(listed.insert(m[1]).second) << m[1] << " twice";
+    }
   }
   EXPECT_EQ(listed, known_names(cli::VariableReader::kNode, true));
 }

@@ -23,6 +23,15 @@ TEST(HelpCommand, HelpOfACommandIsThatCommandsHelp) {
   EXPECT_NE(version.output.find("usage: pstwin --version"), std::string::npos) << version.output;
 }
 
+// A trial's `pstwin help help` was refused as an unknown command.
+TEST(HelpCommand, HelpOfHelpIsHelpsOwnUsage) {
+  for (const std::string asked : {"help", "--help", "-h"}) {
+    const auto r = run_pstwin("help " + asked);
+    EXPECT_EQ(r.exit_code, 0) << asked << "\n" << r.output;
+    EXPECT_EQ(r.output.rfind("usage: pstwin help [COMMAND]", 0), 0u) << asked << "\n" << r.output;
+  }
+}
+
 TEST(HelpCommand, HelpOfAnUnknownCommandListsTheCommands) {
   const auto r = run_pstwin("help nosuch");
   EXPECT_EQ(r.exit_code, 2) << r.output;

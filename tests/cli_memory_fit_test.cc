@@ -73,6 +73,27 @@ TEST(MemoryFit, ValidateReportsWhatEachNodeNeedsAndWarnsWhenTheMachineIsTooSmall
   EXPECT_NE(r.output.find("simulate, sweep and a launch without --hostfile refuse it"), std::string::npos) << r.output;
 }
 
+// A trial's validate of a synthetic (timing-only) model said each node needs "0 bytes", which
+// reads as a model of no size. 1000 virtual float32 parameters are 4000 bytes, 3.91 KiB.
+TEST(MemoryFit, ValidateSaysASyntheticModelsParametersAreVirtual) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", nlohmann::json::parse(R"({
+    "name": "timing", "seed": 1,
+    "model": {"type": "synthetic", "parameters": 1000, "flops_per_iteration": 1e6},
+    "training": {"iterations": 5}, "consistency": [{"mode": "bsp"}],
+    "cluster": {"workers": 2, "servers": 1,
+                "worker": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}},
+                "server": {"device": "cpu", "link": {"bandwidth": "10Gbps", "latency": "50us"}}}})"));
+  const auto r = run_pstwin("validate " + dir + "/s.json");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("memory (variant bsp): model synthetic holds no parameter values: its 1000 parameters of "
+                          "float32 (3.91 KiB) are virtual, priced on the wire and in compute only; no node stores "
+                          "them\n"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("0 bytes"), std::string::npos) << r.output;
+}
+
 TEST(MemoryFit, SimulateAndSweepRefuseARunThatCannotFitBeforeAnyStarts) {
   const std::string dir = fresh_dir();
   write_json(dir + "/huge.json", huge_mlp(dir));

@@ -73,5 +73,38 @@ TEST(CliMetricsAddress, ANodesErrorsNameTheEnvironmentVariableTheValueCameFrom) 
       << r.output;
 }
 
+// A trial's worker refused PSTWIN_METRICS_ADDRESS='[::1]' (no port) although workers ignore the
+// variable: a value a node never uses must not fail it. It is still said to be ignored.
+TEST(CliMetricsAddress, ANodeThatServesNoMetricsIgnoresTheAddressWithoutCheckingIt) {
+  const std::string dir = fresh_dir();
+  write_json(dir + "/s.json", toy_scenario(dir));
+  for (const char* role : {"worker", "server"}) {
+    const auto r = run_pstwin_env("PSTWIN_METRICS_ADDRESS='[::1]'", "node " + dir + "/s.json --variant bsp --insecure --role " +
+                                                                         role +
+                                                                         " --scheduler tcp://127.0.0.1:1 "
+                                                                         "--connect-timeout 0.2");
+    EXPECT_EQ(r.output.find("no port"), std::string::npos) << role << ": " << r.output;
+    EXPECT_NE(r.output.find(std::string("pstwin node (") + role + "): PSTWIN_METRICS_ADDRESS is ignored"),
+              std::string::npos)
+        << role << ": " << r.output;
+    // It went on to dial the scheduler, which is not there.
+    EXPECT_NE(r.output.find("127.0.0.1:1"), std::string::npos) << role << ": " << r.output;
+  }
+}
+
+// The scheduler, which serves them, takes a bracketed IPv6 address as it takes an IPv4 one.
+TEST(CliMetricsAddress, TheSchedulerTakesABracketedIpv6Address) {
+  if (!has_ipv6_loopback()) GTEST_SKIP() << "no IPv6 loopback here";
+  const std::string dir = fresh_dir();
+  auto s = toy_scenario(dir);
+  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
+  write_json(dir + "/s.json", s);
+  // Past the address check, it waits for nodes that never come, until its connect timeout.
+  const auto r = run_pstwin("node " + dir + "/s.json --insecure --role scheduler --out " + dir +
+                            "/out --scheduler 'tcp://127.0.0.1:*' --connect-timeout 0.3 --metrics-address '[::1]:0'");
+  EXPECT_EQ(r.output.find("metrics address"), std::string::npos) << r.output;
+  EXPECT_NE(r.exit_code, 2) << r.output;
+}
+
 }  // namespace
 }  // namespace pstwin

@@ -50,7 +50,7 @@ TEST(CliSweep, RunsTheGridOnceAndOnlyWhatIsMissingWhenRunAgain) {
   const auto csv = lines_of(read_file(dir + "/out/sweep.csv"));
   ASSERT_EQ(csv.size(), 13u);
   EXPECT_EQ(csv[0], "/cluster/workers,/training/batch_size,seed,variant,mode,metric,target_metric,"
-                    "time_to_target_s,final_test_metric,bytes_sent,sim_time_s,wall_time_s,status,run");
+                    "time_to_target_s,last_test_metric,bytes_sent,sim_time_s,wall_time_s,status,run");
   EXPECT_EQ(csv[1].substr(0, csv[1].find(",bsp,") + 5), "2,16,3,bsp,");
   EXPECT_EQ(csv[12].substr(0, csv[12].find(",ssp2,") + 6), "4,32,3,ssp2,");
   for (std::size_t i = 1; i < csv.size(); ++i) EXPECT_NE(csv[i].find(",ok,"), std::string::npos) << csv[i];

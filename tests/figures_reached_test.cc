@@ -36,6 +36,11 @@ TEST(FiguresReached, TheLastRowsFiguresAndTheFirstRowAtTheTarget) {
   EXPECT_EQ(s["sim_time_s"], 2.5);
   EXPECT_EQ(s["target_metric"], 0.8);
   EXPECT_EQ(s["time_to_target_s"], 1.25) << "the first row at 0.8 or above, not the last";
+  // The windows' staleness means weighted by the gradients each applied (80 each after the first
+  // row's 0): (0.5 x 80 + 0.25 x 80 + 0 x 80) / 240 = 0.25; the largest window max, 2. A trial's
+  // stopped run that had applied thousands of gradients showed no staleness at all.
+  EXPECT_DOUBLE_EQ(s["staleness_mean"].get<double>(), 0.25);
+  EXPECT_EQ(s["staleness_max"], 2);
 }
 
 TEST(FiguresReached, AnRmseReachesItsTargetFromAbove) {
@@ -70,6 +75,8 @@ TEST(FiguresReached, NoRowsGiveNullFiguresAndClockZero) {
     EXPECT_TRUE(s["time_to_target_s"].is_null()) << path;
     EXPECT_EQ(s["final_clock"], 0) << path;
     EXPECT_EQ(s["updates"], 0) << path;
+    EXPECT_EQ(s["staleness_mean"], 0.0) << path;
+    EXPECT_EQ(s["staleness_max"], 0) << path;
   }
 }
 

@@ -7,6 +7,7 @@ Exits 77 (ctest: skipped) when this python lacks matplotlib or pandas.
 Usage: plot_scripts_smoke.py PSTWIN_BINARY SOURCE_DIR WORK_DIR
 """
 
+import json
 import random
 import shutil
 import subprocess
@@ -28,6 +29,29 @@ def write_libsvm(path, rows, seed):
             x = [j for j in range(1, 11) if rng.random() < 0.4]
             label = 1 if sum(1 if j % 3 == 0 else -0.6 for j in x) + 0.3 > 0 else -1
             out.write(("+1" if label > 0 else "-1") + "".join(f" {j}:1" for j in x) + "\n")
+
+
+def fresh_work(argv):
+    """PSTWIN_BINARY and SOURCE_DIR from `argv` (the usage above), and WORK_DIR emptied, holding
+    the toy data set (train.svm, test.svm) that toy_scenario reads."""
+    pstwin, source, work = argv[1], Path(argv[2]), Path(argv[3])
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    write_libsvm(work / "train.svm", 600, 1)
+    write_libsvm(work / "test.svm", 200, 2)
+    return pstwin, source, work
+
+
+def toy_scenario(name, training, consistency, servers):
+    """A logistic-regression scenario on fresh_work's toy data: 2 workers, `servers` servers on
+    10 Gbps links, the `training` and `consistency` sections given, as JSON text."""
+    link = {"bandwidth": "10Gbps", "latency": "50us"}
+    return json.dumps({
+        "name": name, "seed": 1,
+        "data": {"format": "libsvm", "train": "train.svm", "test": "test.svm"},
+        "model": {"type": "logistic"}, "training": training, "consistency": consistency,
+        "cluster": {"workers": 2, "servers": servers, "worker": {"device": "cpu", "link": link},
+                    "server": {"device": "cpu", "link": link}}})
 
 
 def written(command):

@@ -43,9 +43,35 @@ TEST(OverrideMessages, ASetIntoAMissingSectionSaysHowToAddIt) {
   EXPECT_EQ(load_error(path, {"/fault_tolerance/replication=1"}),
             "/fault_tolerance/replication: cannot set: the parent /fault_tolerance does not exist: the scenario has no "
             "/fault_tolerance section; add it with the key inside: --set '/fault_tolerance={\"replication\":1}'");
-  // A list's missing element is no object to add: the plain refusal stays.
-  EXPECT_EQ(load_error(path, {"/consistency/4/mode=asp"}),
-            "/consistency/4/mode: cannot set: the parent /consistency/4 does not exist");
+}
+
+// A trial's --set /consistency/-/mode=bsp was refused with no hint: "-" (RFC 6901's element after
+// the last) names no element yet, so nothing in it can be set; nor can it in an index past the
+// end. What there is, and the two overrides meant, both of which work.
+TEST(OverrideMessages, APointerThroughAMissingListElementSaysWhatItNamesAndWhatToWrite) {
+  ScratchDir dir("override");
+  const std::string path = dir.write("s.json", kScenario);
+  const std::pair<std::string, std::string> cases[] = {
+      {"-", "\"-\" in a JSON pointer is the element after the last of /consistency (it appends one), so there is "
+            "nothing in it to set yet"},
+      {"4", "/consistency has no element 4"}};
+  for (const auto& [index, what] : cases)
+    EXPECT_EQ(load_error(path, {"/consistency/" + index + "/mode=asp"}),
+              "/consistency/" + index + "/mode: cannot set: the parent /consistency/" + index +
+                  " does not exist: " + what +
+                  "; /consistency has 1 element: to change a key of one, give its index (0 to 0): --set "
+                  "'/consistency/0/mode=\"asp\"'; to add one, give it whole: --set "
+                  "'/consistency/-={\"mode\":\"asp\"}'");
+  EXPECT_EQ(load_error(path, {"/consistency/0/mode=\"asp\""}), "<valid>");
+  EXPECT_EQ(load_error(path, {"/consistency/-={\"mode\":\"asp\"}"}), "<valid>");
+  // The element appended as written would repeat a variant (the trial's case): said.
+  EXPECT_EQ(load_error(path, {"/consistency/-/mode=bsp"}),
+            "/consistency/-/mode: cannot set: the parent /consistency/- does not exist: \"-\" in a JSON pointer is "
+            "the element after the last of /consistency (it appends one), so there is nothing in it to set yet; "
+            "/consistency has 1 element: to change a key of one, give its index (0 to 0): --set "
+            "'/consistency/0/mode=\"bsp\"'; to add one, give it whole: --set '/consistency/-={\"mode\":\"bsp\"}' "
+            "(as written it is refused: /consistency/1: duplicate variant name \"bsp\" (the default); give it a "
+            "distinct \"name\")");
 }
 
 // The advice is tried before it is given. A trial's misspelt section got the advice to add it

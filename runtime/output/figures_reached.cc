@@ -1,5 +1,6 @@
 #include "runtime/output/figures_reached.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -40,6 +41,10 @@ void add_figures_reached(nlohmann::json& summary, const std::string& path, std::
   std::optional<double> time_s, test_metric, test_loss, train_loss, time_to_target;
   std::int64_t clock = 0;
   std::uint64_t updates = 0;
+  // Staleness: each row holds its window's mean and max; the mean over the run weighs each
+  // window's by the gradients it applied (the rows' updates are cumulative).
+  double staleness_sum = 0.0;
+  std::int64_t staleness_max = 0;
   std::ifstream in(path);
   std::string line;
   std::getline(in, line);  // the header
@@ -53,7 +58,12 @@ void add_figures_reached(nlohmann::json& summary, const std::string& path, std::
     const auto row_train = number_of((*fields)[3], ok);
     const auto row_test_loss = number_of((*fields)[4], ok);
     const auto row_metric = number_of((*fields)[5], ok);
+    const auto row_staleness_mean = number_of((*fields)[6], ok);
+    const auto row_staleness_max = number_of((*fields)[7], ok);
     if (!ok || !row_time || !row_clock || !row_updates) break;
+    if (*row_updates > static_cast<double>(updates))
+      staleness_sum += row_staleness_mean.value_or(0.0) * (*row_updates - static_cast<double>(updates));
+    staleness_max = std::max(staleness_max, static_cast<std::int64_t>(row_staleness_max.value_or(0.0)));
     time_s = row_time;
     clock = static_cast<std::int64_t>(*row_clock);
     updates = static_cast<std::uint64_t>(*row_updates);
@@ -71,6 +81,8 @@ void add_figures_reached(nlohmann::json& summary, const std::string& path, std::
   summary["final_clock"] = clock;
   summary["updates"] = updates;
   summary["sim_time_s"] = time_s.value_or(0.0);
+  summary["staleness_mean"] = updates ? staleness_sum / static_cast<double>(updates) : 0.0;
+  summary["staleness_max"] = staleness_max;
   summary["target_metric"] = json_of(target);
   summary["time_to_target_s"] = json_of(time_to_target);
 }

@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "runtime/job_setup.h"
 #include "runtime/output/atomic_file.h"
 #include "runtime/output/failure_accounting.h"
 #include "runtime/output/server_load_summary.h"
@@ -15,6 +16,23 @@ namespace pstwin {
 namespace {
 nlohmann::json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+/// What every summary says of its run, finished or not: which scenario, variant and cluster, and
+/// what it measures against which target, so that a summary read alone (a stopped run's, whose
+/// siblings may all be stopped too) names its scenario and metric (a trial's figures of a run
+/// whose variants were all stopped were titled with the folder's name).
+nlohmann::json run_identity(const Scenario& scenario, const ConsistencyVariant& variant,
+                            const std::string& environment) {
+  const std::string metric = scenario_metric_goal(scenario).name;
+  return {{"scenario", scenario.name},
+          {"variant", variant.name},
+          {"mode", consistency_mode_name(variant.config.mode)},
+          {"environment", environment},
+          {"workers", scenario.cluster.workers},
+          {"servers", scenario.cluster.servers},
+          {"metric", metric.empty() ? nlohmann::json(nullptr) : nlohmann::json(metric)},
+          {"target_metric", optional_number(scenario.training.target_metric)}};
 }
 }  // namespace
 
@@ -29,16 +47,10 @@ double clocks_share(std::uint64_t clocks_done, std::uint64_t workers, std::uint6
 nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& variant,
                             const RunRecorder& recorder, const RunFacts& facts) {
   const bool completed = facts.roles_finished && recorder.finished();
-  nlohmann::json s;
-  s["scenario"] = scenario.name;
-  s["variant"] = variant.name;
-  s["mode"] = consistency_mode_name(variant.config.mode);
+  nlohmann::json s = run_identity(scenario, variant, facts.environment);
   s["staleness_bound"] = variant.config.staleness;
   s["backup_workers"] = variant.config.backup_workers;
   s["sync"] = variant.config.sync == SyncMode::kHybrid ? "hybrid" : "ps";
-  s["environment"] = facts.environment;
-  s["workers"] = scenario.cluster.workers;
-  s["servers"] = scenario.cluster.servers;
   s["iterations"] = facts.iterations ? facts.iterations : scenario.training.iterations;
   if (scenario.training.epochs) s["epochs"] = *scenario.training.epochs;
   s["completed"] = completed;
@@ -68,7 +80,6 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
     s["progress"] = clocks_share(recorder.worker_clocks_done(), scenario.cluster.workers, iterations,
                                  rows.empty() ? 0 : rows.back().clock);
   }
-  s["target_metric"] = optional_number(scenario.training.target_metric);
   s["time_to_target_s"] = optional_number(recorder.time_to_target_s());
   s["sim_time_s"] = facts.time_s;
   s["wall_time_s"] = facts.wall_time_s;
@@ -89,13 +100,11 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
   return s;
 }
 
-nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
-                                  const std::string& reason, const std::string& stopped_by) {
-  nlohmann::json s{{"variant", variant.name},
-                   {"mode", consistency_mode_name(variant.config.mode)},
-                   {"environment", environment},
-                   {"completed", false},
-                   {"reason", reason}};
+nlohmann::json unfinished_summary(const Scenario& run, const std::string& environment, const std::string& reason,
+                                  const std::string& stopped_by) {
+  nlohmann::json s = run_identity(run, run.consistency.front(), environment);
+  s["completed"] = false;
+  s["reason"] = reason;
   if (!stopped_by.empty()) s["stop_reason"] = stopped_by;
   return s;
 }

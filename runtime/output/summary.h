@@ -54,12 +54,15 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
                             const RunRecorder& recorder, const RunFacts& facts);
 
 /// The summary of a run whose process ended without writing one (killed, crashed, or the job
-/// never started): variant, mode, `environment` ("simulated", "zmq"), completed false and
-/// `reason`, so that every variant folder says how it ended. `stopped_by`: the signal that
-/// stopped it ("SIGINT"), written as its stop_reason (run_status then reads "stopped"); empty
-/// for a run that failed, which gets no stop_reason.
-nlohmann::json unfinished_summary(const ConsistencyVariant& variant, const std::string& environment,
-                                  const std::string& reason, const std::string& stopped_by = "");
+/// never started): what every summary says of its run (scenario, variant, mode, `environment`
+/// ("simulated", "zmq"), workers, servers, metric (null for a model without one), target_metric
+/// (null without a target)), completed false and `reason`, so that every variant folder says how
+/// it ended and what it was. `run`: the variant's own scenario (scenario_for_variant; its
+/// consistency.front() is the variant). `stopped_by`: the signal that stopped it ("SIGINT"),
+/// written as its stop_reason (run_status then reads "stopped"); empty for a run that failed,
+/// which gets no stop_reason.
+nlohmann::json unfinished_summary(const Scenario& run, const std::string& environment, const std::string& reason,
+                                  const std::string& stopped_by = "");
 
 /// Writes `summary` to DIR/summary.json. Throws std::runtime_error naming the path on failure.
 void write_summary(const std::string& dir, const nlohmann::json& summary);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "runtime/edit_distance.h"
@@ -71,6 +72,63 @@ nlohmann::json integers_as_written(const nlohmann::json& v) {
   return out;
 }
 
+/// What goes at tokens[k]: `value` inside an object per key below it (tokens[k + 1] on), or a
+/// list per index; nullopt when an index below would start a list past element 0.
+std::optional<nlohmann::json> nested(const nlohmann::json& value, const std::vector<std::string>& tokens,
+                                     std::size_t k) {
+  nlohmann::json out = integers_as_written(value);
+  for (std::size_t i = tokens.size() - 1; i > k; --i) {
+    if (!is_index(tokens[i])) out = {{tokens[i], out}};
+    else if (tokens[i] == "0" || tokens[i] == "-") out = nlohmann::json::array({out});
+    else return std::nullopt;  // a new list starts at element 0
+  }
+  return out;
+}
+
+/// An override of `pointer` to `value` as the user would write it: --set '/a=1' or "/a": 1.
+std::string setting_text(const std::string& pointer, const nlohmann::json& value, OverrideForm form) {
+  const std::string written = scenario_json::json_text(value);
+  return form == OverrideForm::kCommandLine ? "--set '" + pointer + "=" + written + "'"
+                                            : "\"" + pointer + "\": " + written;
+}
+
+/// An override through an element the list at `list` lacks (tokens[k]: "-", RFC 6901's element
+/// after the last, or an index past the end), with keys below it ("/consistency/-/mode"): there
+/// is no element to set a key in. Says what "-" (or the index) names, and the two overrides meant:
+/// a key of an element that exists, by its index, or a whole new element appended.
+std::string missing_element_hint(const nlohmann::json& doc, const nlohmann::json::json_pointer& list,
+                                 const std::vector<std::string>& tokens, std::size_t k, const nlohmann::json& value,
+                                 OverrideForm form, const ParseCheck& parse) {
+  const auto element = nested(value, tokens, k);
+  if (!element) return "";
+  const std::size_t size = doc.at(list).size();
+  const std::string list_text = list.to_string();
+  nlohmann::json::json_pointer target(list);
+  for (std::size_t i = k; i < tokens.size(); ++i) target /= tokens[i];
+  std::string text = "cannot set: the parent " + target.parent_pointer().to_string() + " does not exist: ";
+  text += tokens[k] == "-" ? "\"-\" in a JSON pointer is the element after the last of " + list_text +
+                                 " (it appends one), so there is nothing in it to set yet"
+                           : list_text + " has no element " + tokens[k];
+  text += "; " + list_text + " has " + std::to_string(size) + (size == 1 ? " element" : " elements");
+  if (size > 0) {
+    nlohmann::json::json_pointer first(list);
+    first /= "0";
+    for (std::size_t i = k + 1; i < tokens.size(); ++i) first /= tokens[i];
+    text += ": to change a key of one, give its index (0 to " + std::to_string(size - 1) + "): " +
+            setting_text(first.to_string(), integers_as_written(value), form);
+  }
+  text += "; to add one, give it whole: " + setting_text(list_text + "/-", *element, form);
+  // Tried first, as the other advice is: a trial's /consistency/-/mode=bsp appended a second
+  // "bsp", which the scenario refuses; said, so that the user writes the rest of the element.
+  nlohmann::json advised = doc;
+  advised[list].push_back(*element);
+  std::string at;
+  const std::string after = parse_error(parse, advised, &at);
+  if (!after.empty() && (at == list_text || at.starts_with(list_text + "/")) && parse_error(parse, doc).empty())
+    text += " (as written it is refused: " + after + ")";
+  return text;
+}
+
 }  // namespace
 
 std::string missing_parent_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,
@@ -89,20 +147,16 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
   nlohmann::json::json_pointer top;
   std::size_t k = 0;
   while (scenario_json::has_pointer(doc, top / tokens[k])) top /= tokens[k++];
+  if (doc.at(top).is_array() && is_index(tokens[k]))
+    return missing_element_hint(doc, top, tokens, k, value, form, parse);
   if (!doc.at(top).is_object()) return "";
   const std::string parent_object = top.empty() ? "" : top.to_string();
   top /= tokens[k];
-  // What goes at `top`: the value inside an object per key below it, or a list per index.
-  nlohmann::json nested = integers_as_written(value);
-  for (std::size_t i = tokens.size() - 1; i > k; --i) {
-    if (!is_index(tokens[i])) nested = {{tokens[i], nested}};
-    else if (tokens[i] == "0" || tokens[i] == "-") nested = nlohmann::json::array({nested});
-    else return "";  // a new list starts at element 0
-  }
+  const auto nested_value = nested(value, tokens, k);
+  if (!nested_value) return "";
+  const nlohmann::json& nested = *nested_value;
   const std::string top_text = top.to_string();
-  const std::string written = scenario_json::json_text(nested);
-  const std::string setting = form == OverrideForm::kCommandLine ? "--set '" + top_text + "=" + written + "'"
-                                                                 : "\"" + top_text + "\": " + written;
+  const std::string setting = setting_text(top_text, nested, form);
   // The plain refusal first: a typo in the pointer reads as one.
   const std::string refusal =
       "cannot set: the parent " + target.parent_pointer().to_string() + " does not exist: ";

@@ -30,8 +30,17 @@ using ParseCheck = std::function<void(const nlohmann::json& doc)>;
 ///   are name, seed, ..." (below the top level: "/cluster/worker has no key "nic"; its keys
 ///   are ...");
 /// - else: "...; adding it with the key inside (--set '...') is refused too: <parse's error>".
-/// "" when the parent exists, when what is missing lies inside a list (an index the list lacks:
-/// no object to add), or when a list would have to start at an index past 0. Never throws.
+/// What is missing is an element of a list, with keys below it ("/consistency/-/mode": "-" is
+/// RFC 6901's element after the last, or an index past the end): there is no element to set a
+/// key in, and the message says so with the two overrides meant: "cannot set: the parent
+/// /consistency/- does not exist: "-" in a JSON pointer is the element after the last of
+/// /consistency (it appends one), so there is nothing in it to set yet; /consistency has 3
+/// elements: to change a key of one, give its index (0 to 2): --set '/consistency/0/mode="bsp"';
+/// to add one, give it whole: --set '/consistency/-={"mode":"bsp"}'", tried with `parse` and,
+/// when that element is refused where the document was not, followed by " (as written it is
+/// refused: /consistency/3: duplicate variant name "bsp" ...)".
+/// "" when the parent exists, or when a list would have to start at an index past 0. Never
+/// throws.
 std::string missing_parent_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,
                                 OverrideForm form, const ParseCheck& parse);
 
