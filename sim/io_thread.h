@@ -1,6 +1,6 @@
 // A node's transport I/O thread in the simulation (scenario messaging "io_share"): the part of
 // each message's host work that ZeroMQ's I/O thread does for real, concurrently with the role but
-// on the same cores (DESIGN.md, "Host work and cores"). Internal to sim/.
+// on the same cores (DESIGN.md, "Cost model"). Internal to sim/.
 #pragma once
 
 #include <deque>

@@ -87,7 +87,7 @@ struct LinkSpec {
 /// absent, which is the model without these costs (DESIGN.md, "Cost model").
 /// `io_share` (0 to 1, default 0) is the part of each of those costs that the node's transport
 /// I/O thread spends (ZeroMQ's), concurrently with the role but on the same cores; the rest is
-/// spent by the role itself, serially (DESIGN.md, "Host work and cores").
+/// spent by the role itself, serially (DESIGN.md, "Cost model").
 struct MessagingSpec {
   double send_per_message_s = 0.0;
   double send_per_byte_s = 0.0;
