@@ -58,7 +58,8 @@ namespace pstwin::scenario_sections {
 
 /// "simulation": an object with the optional keys "cfg", a list of strings (possibly empty) that
 /// pass simgrid_option_syntax_error, and "nic_window" or "nic_send_window" (not both), an integer
-/// in [1, kMaxNicWindow], and with nic_send_window "nic_send_part", bytes in [1500, 2^26]. Throws ScenarioError at the section's pointer (or its entry's,
+/// in [1, kMaxNicWindow], and with nic_send_window "nic_send_part", bytes in [1500, 2^26].
+/// Throws ScenarioError at the section's pointer (or its entry's,
 /// "/simulation/cfg/1") for an unknown key, a wrong type, a number out of range, both windows or
 /// a misspelt option.
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr);
