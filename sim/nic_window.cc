@@ -70,8 +70,8 @@ struct NicSenders::Nic {
 };
 
 NicSenders::NicSenders(std::uint32_t window, const std::vector<sg4::Mailbox*>& mailboxes,
-                       const std::vector<sg4::Host*>& hosts, bool receivers_take_all)
-    : window_(window), mailboxes_(mailboxes), hosts_(hosts), receivers_(hosts.size()) {
+                       const std::vector<sg4::Host*>& hosts, bool receivers_take_all, std::uint64_t part_bytes)
+    : window_(window), part_bytes_(part_bytes), mailboxes_(mailboxes), hosts_(hosts), receivers_(hosts.size()) {
   if (receivers_take_all)
     for (auto& r : receivers_) r.state = Receiver::State::kTakesAll;
   if (receivers_take_all) bandwidth_factor_ = configured_bandwidth_factor();
@@ -156,10 +156,10 @@ void NicSenders::release_part(Nic& nic, Outgoing out) {
   // The part loads the same links as the message would (a transfer between the hosts, with no
   // mailbox: only the last part carries the message); the rest rejoins the queue when the part's
   // last byte has left, behind what was queued meanwhile (see kNicPartBytes).
-  nic.parts.emplace_back(sg4::Comm::sendto_async(hosts_[nic.node], hosts_[out.to], kNicPartBytes), out.to);
+  nic.parts.emplace_back(sg4::Comm::sendto_async(hosts_[nic.node], hosts_[out.to], part_bytes_), out.to);
   const double left_at =
-      nic.serialising.hold(sg4::Engine::get_clock(), kNicPartBytes, sender_bandwidth(nic.node, out.to));
-  out.bytes -= kNicPartBytes;
+      nic.serialising.hold(sg4::Engine::get_clock(), part_bytes_, sender_bandwidth(nic.node, out.to));
+  out.bytes -= part_bytes_;
   nic.refills.emplace_back(left_at, out);
 }
 
@@ -186,7 +186,7 @@ bool NicSenders::behind_in_stream(const Nic& nic) const {
   // others have arrived, so that the message arrives whole.
   if (std::any_of(nic.refills.begin(), nic.refills.end(), [&](const auto& r) { return r.second.to == to_node; }))
     return true;
-  if (next.bytes <= kNicPartBytes &&
+  if (next.bytes <= part_bytes_ &&
       std::any_of(nic.parts.begin(), nic.parts.end(), [&](const auto& p) {
         return p.second == to_node && p.first->get_state() != sg4::Activity::State::FINISHED;
       }))
@@ -233,7 +233,7 @@ void NicSenders::run_nic(Nic& nic) {
       const Nic::Outgoing out = nic.queue.front();
       nic.queue.pop_front();
       --nic.ordered;
-      if (nic.fifo && out.bytes > kNicPartBytes) release_part(nic, out);
+      if (nic.fifo && out.bytes > part_bytes_) release_part(nic, out);
       else release(nic.node, out.to, out.msg, out.bytes);
     }
     // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as

@@ -52,8 +52,11 @@ class NicSenders {
   /// `receivers_take_all`: "simulation.nic_send_window", where receivers keep no window (no
   /// WindowedInbox; each mailbox has its role as permanent receiver) and a released message is a
   /// flow at once; false: "nic_window", both windows.
+  /// `part_bytes`: under nic_send_window, the most of one message that enters the queue at once
+  /// (kNicPartBytes unless the scenario's "nic_send_part" says otherwise). REQUIRES: > 0.
   NicSenders(std::uint32_t window, const std::vector<simgrid::s4u::Mailbox*>& mailboxes,
-             const std::vector<simgrid::s4u::Host*>& hosts, bool receivers_take_all = false);
+             const std::vector<simgrid::s4u::Host*>& hosts, bool receivers_take_all = false,
+             std::uint64_t part_bytes = kNicPartBytes);
   ~NicSenders();
   NicSenders(const NicSenders&) = delete;
   NicSenders& operator=(const NicSenders&) = delete;
@@ -103,8 +106,8 @@ class NicSenders {
   /// Whether `nic`'s next message must wait for an earlier one to the same receiver to arrive
   /// (nic_send_window only). REQUIRES: its queue is not empty.
   bool behind_in_stream(const Nic& nic) const;
-  /// nic_send_window: puts the first kNicPartBytes of `out` on the wire from the calling NIC actor
-  /// and keeps the rest for take_refills. REQUIRES: out.bytes > kNicPartBytes.
+  /// nic_send_window: puts the first part_bytes_ of `out` on the wire from the calling NIC actor
+  /// and keeps the rest for take_refills. REQUIRES: out.bytes > part_bytes_.
   void release_part(Nic& nic, Outgoing out);
   /// nic_send_window: the rests whose part has left by now rejoin the queue's end, each ahead of
   /// any later message to its receiver.
@@ -114,6 +117,7 @@ class NicSenders {
   double sender_bandwidth(NodeId from, NodeId to) const;
 
   std::uint32_t window_;
+  std::uint64_t part_bytes_;  // nic_send_window: see kNicPartBytes
   double bandwidth_factor_ = 1.0;  // nic_send_window: SimGrid's network/bandwidth-factor
   std::vector<simgrid::s4u::Mailbox*> mailboxes_;
   std::vector<simgrid::s4u::Host*> hosts_;

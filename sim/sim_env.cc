@@ -11,6 +11,7 @@
 
 #include "runtime/codec.h"
 #include "sim/host_cpus.h"
+#include "sim/io_thread.h"
 #include "sim/nic_window.h"
 
 namespace sg4 = simgrid::s4u;
@@ -63,6 +64,8 @@ SimEnv::SimEnv(SimWorld& world, NodeId self)
       store_(world.checkpoint_bandwidth_Bps) {
   if (world.nic_senders && world.nic_window > 0)
     windowed_ = std::make_unique<WindowedInbox>(*world.nic_senders, self);
+  else if (!world.messaging.empty() && world.messaging[self].io_share > 0)
+    io_ = IoThread::start(world, self, mailbox_, cores());  // its receiver takes the mailbox
   else mailbox_->set_receiver(sg4::Actor::self());
 }
 
@@ -72,6 +75,7 @@ SimEnv::~SimEnv() {
   if (windowed_ && std::uncaught_exceptions() == 0)
     windowed_->close();
   if (windowed_) return;
+  if (io_ && std::uncaught_exceptions() == 0) io_->close();  // its sends still leave
   if (std::uncaught_exceptions() > 0) {
     (void)pending_.detach();  // not released: that would call into SimGrid
     return;
@@ -93,14 +97,24 @@ sg4::Host* SimEnv::cores() const { return world_.cpu_hosts.empty() ? nullptr : w
 void SimEnv::send(NodeId to, Message msg) {
   // Encoding, checksum and encryption come before the message leaves (encoded_size only when
   // they cost something: it is not free on a large simulation's hot path).
-  if (!world_.messaging.empty() && !world_.messaging[self_].free())
-    charge(world_.messaging[self_].send_s(static_cast<double>(encoded_size(msg))));
+  // With an I/O thread the role pays its part and the I/O thread the rest, before the message leaves.
+  double io_s = 0.0;
+  if (!world_.messaging.empty() && !world_.messaging[self_].free()) {
+    const MessagingSpec& m = world_.messaging[self_];
+    const double cost = m.send_s(static_cast<double>(encoded_size(msg)));
+    charge(m.role_part(cost));
+    io_s = m.io_part(cost);
+  }
+  if (io_) return io_->send(to, std::move(msg), io_s);
   sim_send(world_, self_, to, std::move(msg));
 }
 
 Message SimEnv::received(std::unique_ptr<Message> m) {
-  if (!world_.messaging.empty() && !world_.messaging[self_].free())
-    charge(world_.messaging[self_].receive_s(static_cast<double>(encoded_size(*m))));
+  // The role's part only: with an I/O thread, its part was spent before the message got here.
+  if (!world_.messaging.empty() && !world_.messaging[self_].free()) {
+    const MessagingSpec& spec = world_.messaging[self_];
+    charge(spec.role_part(spec.receive_s(static_cast<double>(encoded_size(*m)))));
+  }
   return std::move(*m);
 }
 
@@ -118,6 +132,11 @@ std::optional<Message> SimEnv::recv(double timeout_s) {
   if (windowed_) {
     // Under a NIC window the message arrives the same way; its receiving costs the same.
     std::optional<Message> m = windowed_->recv(timeout_s);
+    if (!m) return m;
+    return received(std::make_unique<Message>(std::move(*m)));
+  }
+  if (io_) {
+    std::optional<Message> m = io_->recv(timeout_s);
     if (!m) return m;
     return received(std::make_unique<Message>(std::move(*m)));
   }

@@ -20,6 +20,7 @@ class Mailbox;
 
 namespace pstwin {
 
+class IoThread;
 class NicSenders;
 class WindowedInbox;
 
@@ -89,7 +90,10 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg);
 /// - messaging (scenario "messaging"): sending costs the sender send_s(encoded size) of host
 ///   work before the transfer starts; a received message costs receive_s(encoded size) before
 ///   recv returns it. Host work runs on the machine's cores with "cpu", else on the node's host.
-///   Heartbeats, which the environment sends on a node's behalf, cost nothing to send.
+///   With an io_share above 0, the node has an I/O thread (sim/io_thread.h): the role spends
+///   role_part of each cost and the I/O thread io_part, concurrently, before the message leaves
+///   or reaches the role. Heartbeats, which the environment sends on a node's behalf, cost
+///   nothing to send.
 /// Must be constructed inside the node's actor.
 class SimEnv : public Env {
  public:
@@ -138,6 +142,9 @@ class SimEnv : public Env {
   Message* pending_payload_ = nullptr;
   /// With a NIC window, its receive slots instead of pending_ (sim/nic_window.h).
   std::unique_ptr<WindowedInbox> windowed_;
+  /// With a messaging io_share above 0, the node's I/O thread, the mailbox's receiver instead of
+  /// the role (shared: its actors keep it alive to finish the sends after the role ends).
+  std::shared_ptr<IoThread> io_;
   Rng rng_;
   ModelledStore store_;
 };

@@ -140,7 +140,10 @@ nlohmann::json simulate_variant(const Scenario& scenario, const ConsistencyVaria
   if (scenario.simulation.sender_window() > 0) {
     // nic_send_window: receivers keep no window of their own (SimEnv posts no WindowedInbox).
     nic_senders = std::make_unique<NicSenders>(scenario.simulation.sender_window(), world.mailboxes, hosts,
-                                               /*receivers_take_all=*/scenario.simulation.nic_window == 0);
+                                               /*receivers_take_all=*/scenario.simulation.nic_window == 0,
+                                               scenario.simulation.nic_send_part_bytes > 0
+                                                   ? scenario.simulation.nic_send_part_bytes
+                                                   : kNicPartBytes);
     world.nic_senders = nic_senders.get();
     world.nic_window = scenario.simulation.nic_window;
   }

@@ -3,6 +3,8 @@
 // the smallest platform where order matters: one server answering two workers.
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "tests/sim_test_support.h"
 
 namespace pstwin {
@@ -92,6 +94,20 @@ TEST(NicSendWindow, RepliesLongerThanAPartShareTheLinkAsTwoConnectionsDo) {
   EXPECT_NEAR(in_parts, 4 * kLong_s + kCompute_s, kTolerance * in_parts);
 }
 
+// "nic_send_part" sets the part: with parts of 30,100 bytes, just over half of a 60 kB reply (so
+// a part and a rest), the two replies of the BSP test above leave in turn, half of t at a time
+// (A, B, A, B): the first lands at 3t/2 and the second at 2t. The first worker pushes from
+// 3t/2 + c; the server's downlink is then busy with both pushes (2t) without a gap, so the
+// barrier passes at 3t/2 + c + 2t = 7t/2 + c, between whole messages' 3t + c and the exact
+// model's 4t + c.
+TEST(NicSendWindow, RepliesInSmallerPartsInterleaveAsTheScenarioSays) {
+  auto s = one_server_two_workers("bsp");
+  s["simulation"]["nic_send_window"] = 1;
+  s["simulation"]["nic_send_part"] = 30100;
+  const double in_halves = steady_per_iteration_s(simulate(fresh_dir(), s) + "/bsp");
+  EXPECT_NEAR(in_halves, 7 * kMessage_s / 2 + kCompute_s, kTolerance * in_halves);
+}
+
 TEST(NicSendWindow, RefusedWithNicWindowFaultToleranceOrOutsideAStar) {
   const std::string dir = fresh_dir();
   // validate must exit 2 naming the field and why; without SimGrid options, which it would try.
@@ -114,6 +130,17 @@ TEST(NicSendWindow, RefusedWithNicWindowFaultToleranceOrOutsideAStar) {
   for (const int value : {0, 1025}) {
     s["simulation"]["nic_send_window"] = value;
     expect_refused(s, "", "");
+  }
+  // A part below a frame or past 64 MiB, or without the window it belongs to.
+  s["simulation"].erase("cfg");
+  for (const auto& [window, part, why] : {std::tuple{1, 1499, ""}, std::tuple{1, 1 << 27, ""},
+                                          std::tuple{0, 20000, ": applies only with nic_send_window"}}) {
+    s["simulation"] = {{"nic_send_part", part}};
+    if (window > 0) s["simulation"]["nic_send_window"] = window;
+    write_json(dir + "/s.json", s);
+    const auto r = run_pstwin("validate " + dir + "/s.json");
+    EXPECT_EQ(r.exit_code, 2) << part << "\n" << r.output;
+    EXPECT_NE(r.output.find(std::string("/simulation/nic_send_part") + why), std::string::npos) << r.output;
   }
 }
 

@@ -69,6 +69,31 @@ TEST(ScenarioHostCosts, MessagingReadsEachFigureInSeconds) {
   EXPECT_EQ(lines[1], "messaging: servers: send 0 s + 0 s/byte, receive 5e-05 s + 0 s/byte");
 }
 
+TEST(ScenarioHostCosts, IoShareSplitsEachCostBetweenTheRoleAndTheIoThread) {
+  json doc = base();
+  doc["cluster"]["worker"]["messaging"] = {{"send_per_message", "20us"}, {"io_share", 0.25}};
+  const Scenario s = parse_scenario(doc);
+  const MessagingSpec& w = s.cluster.worker_spec(0).messaging;
+  EXPECT_DOUBLE_EQ(w.io_share, 0.25);
+  EXPECT_DOUBLE_EQ(w.role_part(w.send_s(0)), 15e-6);
+  EXPECT_DOUBLE_EQ(w.io_part(w.send_s(0)), 5e-6);
+  EXPECT_EQ(s.cluster.server_spec(0).messaging.io_share, 0.0);  // absent: the role does it all
+  EXPECT_EQ(host_cost_lines(s.cluster).at(0),
+            "messaging: workers: send 2e-05 s + 0 s/byte, receive 0 s + 0 s/byte, 25% of it on the I/O thread");
+  // A share, not a cost: outside [0, 1] is refused at its pointer.
+  doc["cluster"]["worker"]["messaging"]["io_share"] = 1.5;
+  expect_error(doc, "/cluster/worker/messaging/io_share", "");
+  doc["cluster"]["worker"]["messaging"]["io_share"] = "half";
+  expect_error(doc, "/cluster/worker/messaging/io_share", "");
+  // Where the simulation cannot give a node an I/O thread, the scenario says so.
+  doc["cluster"]["worker"]["messaging"]["io_share"] = 0.5;
+  doc["simulation"] = {{"nic_window", 2}};
+  expect_error(doc, "/simulation/nic_window", "io_share above 0 (worker 0)");
+  doc.erase("simulation");
+  doc["failures"] = json::array({{{"node", "worker:1"}, {"at", "1s"}}});
+  expect_error(doc, "/cluster", "worker 0: messaging io_share above 0 is not modelled");
+}
+
 TEST(ScenarioHostCosts, GroupsAndOverridesCarryMessagingPerNode) {
   json doc = base();
   doc["cluster"]["worker"] = json::parse(R"([

@@ -108,6 +108,29 @@ TEST(HostCosts, AServerReceivingFromFourWorkersIsBusyForEachMessage) {
   expect_relative(per_iteration(s, "incast"), network_and_compute(kCompute) + 4 * 50e-6);
 }
 
+TEST(HostCosts, AnIoThreadDecodesBesideTheServerAndCompetesForItsCores) {
+  // The incast above, half of each 50 us receive on the server's I/O thread (io_share 0.5). On a
+  // machine of two cores the I/O thread decodes push i+1 while the role does its half of push i:
+  // the I/O thread ends the fourth at 4 x 25 us, the role 25 us later, 125 us in all.
+  json s = synthetic(4, "32Gbps");
+  s["cluster"]["server"]["messaging"] = {{"receive_per_message", "50us"}, {"io_share", 0.5}};
+  s["cluster"]["cpu"] = {{"cores", 2}, {"machines", "per_host"}};
+  expect_relative(per_iteration(s, "io-two-cores"), network_and_compute(kCompute) + 125e-6);
+  // On one core the two threads share it and its 200 us of work: nothing is gained.
+  s["cluster"]["cpu"] = {{"cores", 1}, {"machines", "per_host"}};
+  expect_relative(per_iteration(s, "io-one-core"), network_and_compute(kCompute) + 200e-6);
+}
+
+TEST(HostCosts, AnIoThreadSendsTheRepliesBehindTheRole) {
+  // The barrier's four replies, 50 us each to send: the role does its 25 us of reply i, then the
+  // I/O thread its 25 us while the role goes on to reply i+1. The last reply leaves at 125 us,
+  // not 200, and it is the last worker's that sets the next barrier.
+  json s = synthetic(4, "32Gbps");
+  s["cluster"]["server"]["messaging"] = {{"send_per_message", "50us"}, {"io_share", 0.5}};
+  s["cluster"]["cpu"] = {{"cores", 2}, {"machines", "per_host"}};
+  expect_relative(per_iteration(s, "io-replies"), network_and_compute(kCompute) + 125e-6);
+}
+
 TEST(HostCosts, TwoWorkersAndTheServerOnOneCoreComputeInTurn) {
   // Both workers' gradients share the one core, so each takes twice its time (SimGrid shares a
   // host's cores fairly); the server's NIC of 16 Gbit/s carries both pushes at the workers' rate.

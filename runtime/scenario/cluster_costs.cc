@@ -18,7 +18,7 @@ namespace scenario_sections {
 using namespace scenario_json;
 
 MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"send_per_message", "send_per_byte", "receive_per_message", "receive_per_byte"});
+  const Object o(v, ptr, {"send_per_message", "send_per_byte", "receive_per_message", "receive_per_byte", "io_share"});
   MessagingSpec m;
   // Every figure may be 0 (a cost this transport does not have) and each may be left out.
   // Bounds far above any real host (a message costing a second of CPU, a byte a microsecond,
@@ -34,7 +34,27 @@ MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr) {
   read("send_per_byte", "0.4ns", 1e-6, "1us", m.send_per_byte_s);
   read("receive_per_message", "25us", 1.0, "1s", m.receive_per_message_s);
   read("receive_per_byte", "0.4ns", 1e-6, "1us", m.receive_per_byte_s);
+  // A share of the figures above, not a cost of its own: 0 (the role does it all) to 1.
+  if (o.has("io_share")) m.io_share = read_number(o.at("io_share"), o.ptr("io_share"), {0.0, 1.0});
   return m;
+}
+
+void check_io_share_applies(const ClusterSection& c, const SimulationSection& sim, bool fault_tolerance) {
+  std::string who;
+  for (std::uint32_t w = 0; w < c.workers && who.empty(); ++w)
+    if (c.worker_spec(w).messaging.io_share > 0) who = "worker " + std::to_string(w);
+  for (std::uint32_t i = 0; i < c.servers && who.empty(); ++i)
+    if (c.server_spec(i).messaging.io_share > 0) who = "server " + std::to_string(i);
+  if (who.empty() && c.server.messaging.io_share > 0) who = "the scheduler (the server group's messaging)";
+  if (who.empty()) return;
+  if (sim.nic_window > 0)
+    throw ScenarioError("/simulation/nic_window",
+                        "does not apply with a messaging io_share above 0 (" + who +
+                            "): the receive window is the role's own; use nic_send_window, or io_share 0");
+  if (fault_tolerance)
+    throw ScenarioError("/cluster", who + ": messaging io_share above 0 is not modelled in a job with fault "
+                                          "tolerance or failures (a failed node's I/O thread); set it to 0 "
+                                          "or remove the fault_tolerance and failures sections");
 }
 
 CpuSpec parse_cpu(const nlohmann::json& v, const std::string& ptr) {
@@ -56,12 +76,15 @@ namespace {
 std::string messaging_text(const MessagingSpec& m) {
   return "send " + seconds_text(m.send_per_message_s) + " s + " + seconds_text(m.send_per_byte_s) +
          " s/byte, receive " + seconds_text(m.receive_per_message_s) + " s + " +
-         seconds_text(m.receive_per_byte_s) + " s/byte";
+         seconds_text(m.receive_per_byte_s) + " s/byte" +
+         (m.io_share > 0 ? ", " + std::to_string(static_cast<int>(m.io_share * 100 + 0.5)) + "% of it on the I/O thread"
+                         : std::string());
 }
 
 bool same(const MessagingSpec& a, const MessagingSpec& b) {
   return a.send_per_message_s == b.send_per_message_s && a.send_per_byte_s == b.send_per_byte_s &&
-         a.receive_per_message_s == b.receive_per_message_s && a.receive_per_byte_s == b.receive_per_byte_s;
+         a.receive_per_message_s == b.receive_per_message_s && a.receive_per_byte_s == b.receive_per_byte_s &&
+         a.io_share == b.io_share;
 }
 
 // One line per run of consecutive nodes of `role` with the same messaging costs.

@@ -25,8 +25,15 @@ std::vector<HostGroupSpec> parse_host_groups(const nlohmann::json& v, const std:
 
 /// "messaging": {"send_per_message", "send_per_byte", "receive_per_message",
 /// "receive_per_byte"}, each a duration ("25us", "0.4ns"; per byte: seconds per encoded byte),
-/// each optional (absent: 0). cluster_costs.cc.
+/// and "io_share", a number in [0, 1] (the I/O thread's part of them); each optional (absent:
+/// 0). cluster_costs.cc.
 MessagingSpec parse_messaging(const nlohmann::json& v, const std::string& ptr);
+
+/// Refuses a messaging "io_share" above 0 (any node's) where the simulation cannot give the node an
+/// I/O thread: with "simulation.nic_window" (its receive window is the role's own), and with
+/// fault tolerance or failures (a failed node's I/O thread is not modelled). Throws ScenarioError
+/// at "/cluster" naming the node, or at "/simulation/nic_window". cluster_costs.cc.
+void check_io_share_applies(const ClusterSection& c, const SimulationSection& sim, bool fault_tolerance);
 
 /// "cpu": {"cores": N >= 1, "machines": "one" | "per_host"}, both required. cluster_costs.cc.
 CpuSpec parse_cpu(const nlohmann::json& v, const std::string& ptr);

@@ -11,6 +11,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/scenario/cluster_include.h"
+#include "runtime/scenario/cluster_parsing.h"
 #include "runtime/scenario/compression_section.h"
 #include "runtime/scenario/fault_sections.h"
 #include "runtime/scenario/hybrid_sync_checks.h"
@@ -198,6 +199,7 @@ Scenario parse_resolved_scenario(const nlohmann::json& doc, const std::string& b
   if (o.has("simulation")) s.simulation = parse_simulation(o.at("simulation"), o.ptr("simulation"));
   check_nic_window_applies(s.simulation, s.fault_tolerance.enabled);
   check_nic_window_layout(s);
+  check_io_share_applies(s.cluster, s.simulation, s.fault_tolerance.enabled);
   s.output.dir = "runs/" + s.name;
   if (o.has("output")) {
     const Object out(o.at("output"), o.ptr("output"), {"dir"});

@@ -85,15 +85,23 @@ struct LinkSpec {
 /// encryption, handing it to the transport) and receives (the same checks, decryption,
 /// decoding): per_message + bytes x per_byte seconds, bytes being the encoded size. All 0 when
 /// absent, which is the model without these costs (DESIGN.md, "Cost model").
+/// `io_share` (0 to 1, default 0) is the part of each of those costs that the node's transport
+/// I/O thread spends (ZeroMQ's), concurrently with the role but on the same cores; the rest is
+/// spent by the role itself, serially (DESIGN.md, "Cost model").
 struct MessagingSpec {
   double send_per_message_s = 0.0;
   double send_per_byte_s = 0.0;
   double receive_per_message_s = 0.0;
   double receive_per_byte_s = 0.0;
+  double io_share = 0.0;
 
-  /// Seconds of host CPU to send / receive one message of `bytes` encoded bytes.
+  /// Seconds of host CPU to send / receive one message of `bytes` encoded bytes (both threads).
   double send_s(double bytes) const { return send_per_message_s + bytes * send_per_byte_s; }
   double receive_s(double bytes) const { return receive_per_message_s + bytes * receive_per_byte_s; }
+  /// The role's part of `seconds` of messaging cost: all of it when io_share is 0.
+  double role_part(double seconds) const { return (1.0 - io_share) * seconds; }
+  /// The I/O thread's part of `seconds`: 0 when io_share is 0.
+  double io_part(double seconds) const { return io_share * seconds; }
   /// Whether every figure is 0 (no messaging cost at all).
   bool free() const {
     return send_per_message_s == 0 && send_per_byte_s == 0 && receive_per_message_s == 0 && receive_per_byte_s == 0;

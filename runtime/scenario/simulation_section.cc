@@ -73,7 +73,7 @@ namespace pstwin::scenario_sections {
 using namespace scenario_json;
 
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr) {
-  const Object o(v, ptr, {"cfg", "nic_window", "nic_send_window"});
+  const Object o(v, ptr, {"cfg", "nic_window", "nic_send_window", "nic_send_part"});
   SimulationSection s;
   if (o.has("nic_window"))
     s.nic_window = static_cast<std::uint32_t>(read_uint(o.at("nic_window"), o.ptr("nic_window"), 1, kMaxNicWindow));
@@ -84,6 +84,13 @@ SimulationSection parse_simulation(const nlohmann::json& v, const std::string& p
                           "receiving): keep one of the two");
     s.nic_send_window = static_cast<std::uint32_t>(
         read_uint(o.at("nic_send_window"), o.ptr("nic_send_window"), 1, kMaxNicWindow));
+  }
+  if (o.has("nic_send_part")) {
+    if (!o.has("nic_send_window"))
+      throw ScenarioError(o.ptr("nic_send_part"), "applies only with nic_send_window (the parts of a NIC's first-in, "
+                                                  "first-out queue): add nic_send_window or remove nic_send_part");
+    // From a frame (smaller parts only multiply the events) to 64 MiB (past it, no message is split).
+    s.nic_send_part_bytes = read_uint(o.at("nic_send_part"), o.ptr("nic_send_part"), 1500, std::uint64_t{1} << 26);
   }
   if (!o.has("cfg")) return s;
   const json& list = read_array(o.at("cfg"), o.ptr("cfg"), /*allow_empty=*/true);

@@ -31,6 +31,12 @@ struct SimulationSection {
   /// feeds a receiver interleaves its senders' packets (docs/DESIGN.md, "NIC windows"). 0
   /// (absent): no limit. Exclusive with nic_window. Changes simulated time; opt-in.
   std::uint32_t nic_send_window = 0;
+  /// "nic_send_part": under nic_send_window, the most bytes of one message that enter a NIC's
+  /// queue at once, so that longer messages to different receivers interleave in parts of this
+  /// size, as TCP Small Queues lets each connection hold only a little data in the qdisc
+  /// (docs/DESIGN.md, "NIC windows"). 0 (absent): 65,536 (sim/nic_window.h, kNicPartBytes).
+  /// Only with nic_send_window. Changes simulated time; opt-in.
+  std::uint64_t nic_send_part_bytes = 0;
   /// The window of the NICs' senders, whichever key set it; 0 when neither did.
   std::uint32_t sender_window() const { return nic_window > 0 ? nic_window : nic_send_window; }
   /// The key that set sender_window(), for errors: "nic_window" or "nic_send_window".
@@ -52,7 +58,8 @@ namespace pstwin::scenario_sections {
 
 /// "simulation": an object with the optional keys "cfg", a list of strings (possibly empty) that
 /// pass simgrid_option_syntax_error, and "nic_window" or "nic_send_window" (not both), an integer
-/// in [1, kMaxNicWindow]. Throws ScenarioError at the section's pointer (or its entry's,
+/// in [1, kMaxNicWindow], and with nic_send_window "nic_send_part", bytes in [1500, 2^26].
+/// Throws ScenarioError at the section's pointer (or its entry's,
 /// "/simulation/cfg/1") for an unknown key, a wrong type, a number out of range, both windows or
 /// a misspelt option.
 SimulationSection parse_simulation(const nlohmann::json& v, const std::string& ptr);
