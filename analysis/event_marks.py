@@ -101,9 +101,20 @@ def plot_failure_timeline(ax, run):
     ax.grid(axis="x", alpha=0.3)
 
 
+def seconds_per_clock(variant):
+    """The variant's mean time per clock between its first and last evaluation, or None."""
+    rows = variant["metrics"][["clock", "time_s"]].dropna()
+    if len(rows) < 2 or rows["clock"].iloc[-1] <= rows["clock"].iloc[0]:
+        return None
+    return float((rows["time_s"].iloc[-1] - rows["time_s"].iloc[0]) / (rows["clock"].iloc[-1] - rows["clock"].iloc[0]))
+
+
 def straggler_spans(variant):
     """(worker, start, end, kind) per straggler_start, ended by the worker's next straggler_end
-    of the same kind, else by the end of the run (a "slow" worker stays slow)."""
+    of the same kind, else by the end of the run (a "slow" worker stays slow). In a stopped
+    variant an end may be missing because the stop cut events.jsonl, not because the straggler
+    lasted: one whose start says how many iterations it lasts ends after that many of the
+    variant's mean clocks (a trial's one-iteration straggler was drawn to the stop)."""
     events, spans = timed(variant["events"]), []
     open_spans = {}
     for e in events:
@@ -111,12 +122,17 @@ def straggler_spans(variant):
         if not isinstance(worker, int):
             continue
         if e.get("type") == "straggler_start":
-            open_spans.setdefault((worker, kind), []).append(e["time_s"])
+            open_spans.setdefault((worker, kind), []).append((e["time_s"], e.get("iterations")))
         elif e.get("type") == "straggler_end" and open_spans.get((worker, kind)):
-            spans.append((worker, open_spans[(worker, kind)].pop(0), e["time_s"], kind))
+            spans.append((worker, open_spans[(worker, kind)].pop(0)[0], e["time_s"], kind))
     end = run_end(variant)
+    per_clock = seconds_per_clock(variant) if variant.get("stopped") else None
     for (worker, kind), starts in open_spans.items():
-        spans.extend((worker, s, max(end, s), kind) for s in starts)
+        for start, iterations in starts:
+            stop = end
+            if per_clock is not None and isinstance(iterations, int) and iterations > 0:
+                stop = min(end, start + iterations * per_clock)
+            spans.append((worker, start, max(stop, start), kind))
     return spans
 
 

@@ -93,7 +93,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
     others = [p for p in pointers if p != pointer]
     combos = list(product(*[list(dict.fromkeys(table[p])) for p in others])) if others else [()]
     variants = list(dict.fromkeys(table["variant"]))
-    seeds = table["seed"].nunique()
+    seeds = ok["seed"].nunique()  # the seeds drawn: a trial's title counted its stopped runs' too
     panels = panel_specs(table)
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
     extras = set()

@@ -247,7 +247,9 @@ def plot_staleness(run, outpath):
         elif draw_recorded_staleness(ax, v, color_of(i)):
             unit = "no histogram written: per evaluation window, from metrics.csv"
         else:
-            ax.text(0.5, 0.5, "no gradient applied", ha="center", va="center", transform=ax.transAxes)
+            # A stopped variant may have applied gradients that no evaluation recorded yet.
+            none = "none recorded before the stop" if v.get("stopped") else "no gradient applied"
+            ax.text(0.5, 0.5, none, ha="center", va="center", transform=ax.transAxes)
             ax.set(xlabel="staleness (clocks)", ylabel="shard updates applied")
             unit = staleness_unit(v)
         ax.set(title=f"{label_of(v)}\n({unit})")

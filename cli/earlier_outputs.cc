@@ -17,7 +17,10 @@ void remove_regular_file(const fs::path& path) {
 
 void remove_earlier_outputs(const std::string& out, const std::vector<std::string>& variants) {
   for (const auto& name : variants)
-    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv"})
+    for (const char* file : {"summary.json", "metrics.csv", "events.jsonl", "trace.json", "link_load.csv",
+                             // a launched job's live state: its nodes' addresses, where its scheduler and
+                             // its metrics listened (a trial's simulate kept a dead metrics URL)
+                             "address_book.json", "scheduler.endpoint", "metrics.url"})
       remove_regular_file(fs::path(out) / name / file);
   remove_earlier_figures(out);
 }

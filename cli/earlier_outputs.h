@@ -8,8 +8,10 @@
 namespace pstwin::cli {
 
 /// Removes, as `simulate` or `launch` starts into OUT: each variant's summary.json, metrics.csv,
-/// events.jsonl, trace.json and link_load.csv (OUT/<variant>/), and OUT's report.md and *.png
-/// (analysis/plot_runs.py's figures of the earlier run). Only regular files: a planted symbolic
+/// events.jsonl, trace.json and link_load.csv (OUT/<variant>/), a launched job's
+/// address_book.json, scheduler.endpoint and metrics.url there, and OUT's report.md and *.png
+/// (analysis/plot_runs.py's figures of the earlier run). Checkpoints stay: they are a job's
+/// state to resume from, not a description of it. Only regular files: a planted symbolic
 /// link stays, for the writer to refuse naming it. A trial's stopped re-run kept the finished
 /// run's report.md and figures beside its new summaries. Failures to remove are ignored: the
 /// writers replace those files or say why they cannot.

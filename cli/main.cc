@@ -69,7 +69,7 @@ int help_command(const std::string& asked) {
   if (const auto code = run_command(asked, {"--help"})) return *code;
   std::cerr << "pstwin help: there is no command '" << asked << "'; the commands are";
   for (const std::string& c : kCommands) std::cerr << " " << c;
-  std::cerr << "\n";
+  std::cerr << " help\n";
   return 2;
 }
 /// After `command` ended with `status`: when stdout could not be written (closed early, as by

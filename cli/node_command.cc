@@ -98,7 +98,7 @@ int node_command(const std::vector<std::string>& args) {
       ("scheduler", po::value<std::string>(), "the scheduler's endpoint, tcp://HOST:PORT")
       ("variant", po::value<std::string>(), "which variant (needed when the scenario has several)")
       ("out", po::value<std::string>(), "scheduler: output folder (default runs/<name>/<variant>)")
-      ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch)")
+      ("key-file", po::value<std::string>(), "the job's CURVE key pair (made by launch, or by pstwin keygen)")
       ("insecure", po::bool_switch(), "no authentication (trusted networks only); or PSTWIN_INSECURE=1")
       ("transport", po::value<std::string>()->default_value("zmq"), "zmq, or ucx: servers and workers talk over UCX (needs --insecure)")
       ("advertise", po::value<std::string>(), "host name or address other nodes reach this node at")

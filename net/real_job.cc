@@ -282,12 +282,15 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
         recorder->event(env.now(), "job_stopped", {{"reason", e.what()}, {"clock", 0}});
       }
       recorder->flush();
-      nlohmann::json summary = make_summary(scenario, variant, *recorder, facts);
+      nlohmann::json summary;
       if (stopped) {
-        // Stopped during the rendezvous: no clock ran, so it reads "before it started" as a
-        // variant never begun does (cli/run_status.h), not "at 0%" with figures of zero.
+        // Stopped during the rendezvous: no clock ran, so it reads "before it started" and has
+        // no figures, as a variant never begun does (cli/run_status.h), not "at 0%" with
+        // figures of zero (a trial's table showed 0 updates and 0 s beside the others' "-").
+        summary = unfinished_summary(scenario, variant, facts.environment, facts.failure, facts.stopped_by);
         summary["started"] = false;
-        summary.erase("progress");
+      } else {
+        summary = make_summary(scenario, variant, *recorder, facts);
       }
       write_summary(options.out_dir, summary);
       if (stopped) throw JobStopped(facts.failure);

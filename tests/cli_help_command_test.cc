@@ -36,7 +36,7 @@ TEST(HelpCommand, HelpOfAnUnknownCommandListsTheCommands) {
   const auto r = run_pstwin("help nosuch");
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("pstwin help: there is no command 'nosuch'; the commands are simulate sweep launch node "
-                          "keygen calibrate validate version"),
+                          "keygen calibrate validate version help\n"),
             std::string::npos)
       << r.output;
   const auto two = run_pstwin("help simulate sweep");

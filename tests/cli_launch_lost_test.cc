@@ -151,6 +151,10 @@ TEST(LaunchLost, SchedulerStoppedByCtrlCWritesASummarySayingSo) {
   // No clock ran: the tables read "before it started", not "at 0%" with figures of zero.
   EXPECT_FALSE(s.value("started", true)) << s.dump(2);
   EXPECT_FALSE(s.contains("progress")) << s.dump(2);
+  // Nor any figure: a trial's table showed 0 updates and 0 s beside the other variants' "-".
+  for (const char* figure : {"updates", "final_clock", "sim_time_s", "staleness_mean", "final_test_metric"})
+    EXPECT_FALSE(s.contains(figure)) << figure << " in " << s.dump(2);
+  EXPECT_EQ(s["scenario"], "endless") << "the summary names its scenario, as every summary does";
   const auto stopped = events_of(dir + "/out", "job_stopped");
   ASSERT_EQ(stopped.size(), 1u);
   EXPECT_EQ(stopped[0]["reason"], "stopped by SIGINT");

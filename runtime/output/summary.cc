@@ -102,7 +102,13 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
 
 nlohmann::json unfinished_summary(const Scenario& run, const std::string& environment, const std::string& reason,
                                   const std::string& stopped_by) {
-  nlohmann::json s = run_identity(run, run.consistency.front(), environment);
+  return unfinished_summary(run, run.consistency.front(), environment, reason, stopped_by);
+}
+
+nlohmann::json unfinished_summary(const Scenario& scenario, const ConsistencyVariant& variant,
+                                  const std::string& environment, const std::string& reason,
+                                  const std::string& stopped_by) {
+  nlohmann::json s = run_identity(scenario, variant, environment);
   s["completed"] = false;
   s["reason"] = reason;
   if (!stopped_by.empty()) s["stop_reason"] = stopped_by;

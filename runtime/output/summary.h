@@ -64,6 +64,12 @@ nlohmann::json make_summary(const Scenario& scenario, const ConsistencyVariant& 
 nlohmann::json unfinished_summary(const Scenario& run, const std::string& environment, const std::string& reason,
                                   const std::string& stopped_by = "");
 
+/// The same for `variant` of `scenario`, whose consistency list may hold every variant (a
+/// launched node's scenario).
+nlohmann::json unfinished_summary(const Scenario& scenario, const ConsistencyVariant& variant,
+                                  const std::string& environment, const std::string& reason,
+                                  const std::string& stopped_by = "");
+
 /// Writes `summary` to DIR/summary.json. Throws std::runtime_error naming the path on failure.
 void write_summary(const std::string& dir, const nlohmann::json& summary);
 
