@@ -3,8 +3,8 @@
 // (between machines) or not (CURVE, nodes of one machine). "Fused" is what ZmqEnv does
 // (decode_split_gathering: each stretch hashed right after it is copied); "two passes" is what it
 // did before: gather everything, then hash the gathered vector. Reported as bytes per second of
-// values; the ratio of the two is what the fusion saves (README, "Speed and memory of the data
-// path"). Run: build/bench/receive_path_bench --benchmark_min_time=1
+// values; the ratio of the two is what the fusion saves (docs/TRANSPORTS.md, "Nodes of one
+// machine"). Run: build/bench/receive_path_bench --benchmark_min_time=1
 #include <benchmark/benchmark.h>
 
 #include <cstring>
