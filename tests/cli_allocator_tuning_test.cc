@@ -64,7 +64,9 @@ TEST(AllocatorTuning, AVariableThatIsNotANumberIsNamedAndPstwinsSettingMade) {
             0u)
       << done.notes[0];
   EXPECT_FALSE(done.trim_threshold_set);  // hex is a number glibc reads: the user's
-  if (!kSanitizerAllocator) EXPECT_TRUE(done.mmap_threshold_set);
+  if (!kSanitizerAllocator) {
+    EXPECT_TRUE(done.mmap_threshold_set);
+  }
 }
 
 TEST(AllocatorTuning, TheUsersGlibcTunablesWin) {

@@ -24,7 +24,7 @@ std::string write_short_toy() {
 TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
   const std::string dir = fresh_dir();
   write_json(dir + "/toy.json", toy_scenario(dir));
-  for (const std::string& port : {"--port -1", "--port=-7"}) {
+  for (const std::string port : {"--port -1", "--port=-7"}) {
     const auto r = run_pstwin("launch " + dir + "/toy.json " + port + " --out " + dir + "/o");
     EXPECT_EQ(r.exit_code, 2) << port << "\n" << r.output;
     EXPECT_EQ(r.output.find("pstwin: --port must not be negative (it counts from 0), got -"), 0u) << r.output;

@@ -171,7 +171,7 @@ TEST(NicWindow, RefusedOutsideAStarOfSeparateMachines) {
 TEST(NicWindow, BadValuesAreRefusedNamingTheField) {
   const std::string dir = fresh_dir();
   auto s = cluster_of_64();
-  for (const nlohmann::json value : {nlohmann::json(0), nlohmann::json(2.5), nlohmann::json("16"),
+  for (const nlohmann::json& value : {nlohmann::json(0), nlohmann::json(2.5), nlohmann::json("16"),
                                      nlohmann::json(1025)}) {
     s["simulation"]["nic_window"] = value;
     write_json(dir + "/s.json", s);

@@ -44,8 +44,9 @@ TEST(OutputLinks, FilesWrittenWholeReplaceAPlantedLinkAndNeverWriteItsTarget) {
                               (command == "launch" ? " --transport inproc" : " --quiet"));
     EXPECT_EQ(r.exit_code, 0) << r.output;
     for (const auto& path : whole)
-      if (command == "simulate" || path.find("link_load") == std::string::npos)
+      if (command == "simulate" || path.find("link_load") == std::string::npos) {
         EXPECT_FALSE(fs::is_symlink(path)) << path << " still a link: not written";
+      }
     EXPECT_EQ(read_file(victim), "precious\n") << command;
   }
 }
