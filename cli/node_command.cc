@@ -384,6 +384,7 @@ int node_command(const std::vector<std::string>& args) {
     options.zmq.stop = &*stop;
   } else {
     grace.emplace();
+    options.stopped = [&grace] { return grace->signal() != 0; };
   }
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {

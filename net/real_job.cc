@@ -394,7 +394,7 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   // stopped job waits for this to count the clocks done (ZmqEnv::recv_after_stop).
   traced.flush_spans(/*last=*/true);
   env.stop_heartbeats();
-  if (spec.fault.enabled) env.abandon_unsent_to_peers();
+  if (spec.fault.enabled || (options.stopped && options.stopped())) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)
     std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
               << " invalid messages during the job\n";
