@@ -2,19 +2,15 @@
 
 #include <signal.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
+
+#include "cli/stop_signals.h"
 
 namespace pstwin::cli {
 
 namespace {
-
-sigset_t stop_signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
-  return set;
-}
 
 /// Ends the process by `sig`'s default action: its parent sees the signal, as before the grace.
 [[noreturn]] void die_of(int sig) {
