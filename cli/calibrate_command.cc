@@ -10,6 +10,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/command_name.h"
 #include "cli/calibrate_kernels.h"
 #include "cli/calibrate_transports.h"
 #include "cli/calibration_file.h"
@@ -230,7 +231,7 @@ int calibrate_command(const std::vector<std::string>& args) {
         if (scenarios.back().model.type == "synthetic")
           std::cerr << "calibrate: " << path << ": a synthetic model runs no kernels; it adds nothing to the device fit\n";
       } catch (const ScenarioError& e) {
-        std::cerr << "pstwin: invalid scenario " << path << ": " << e.what() << "\n";
+        std::cerr << error_prefix() << "invalid scenario " << path << ": " << e.what() << "\n";
         return 2;
       }
     }
@@ -268,10 +269,10 @@ int calibrate_command(const std::vector<std::string>& args) {
   try {
     kernels = time_kernels(scenarios, *backend, plan.kernel_seconds);
   } catch (const DataError& e) {
-    std::cerr << "pstwin: bad data: " << e.what() << "\n";
+    std::cerr << error_prefix() << "bad data: " << e.what() << "\n";
     return 2;
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario: " << e.what() << "\n";
+    std::cerr << error_prefix() << "invalid scenario: " << e.what() << "\n";
     return 2;
   }
   if (kernels.empty()) {

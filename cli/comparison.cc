@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/command_name.h"
 #include "cli/run_status.h"
 #include "runtime/output/atomic_file.h"
 #include "runtime/count_text.h"
@@ -159,7 +160,7 @@ int report_comparison(const Scenario& scenario, const std::string& out,
   try {
     write_comparison_csv(out + "/comparison.csv", summaries);
   } catch (const std::exception& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
     all_ok = false;
   }
   std::cout << "scenario " << scenario.name << ": " << count_text(scenario.cluster.workers, "worker")

@@ -209,6 +209,10 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     if (s.stop && s.stop->reason()) return false;
     // A scheduler that failed leaves nothing to go on: its servers and workers stop now rather
     // than after their timeouts (it names the reason itself, or the summary repair below does).
+    // Killed outright: they write nothing, and a stop signal would have them wait out their
+    // grace (cli/node_stop_grace.h) for a stop from the scheduler that can no longer come.
+    // (signal_spawned_children reaches only children not yet reaped: never a reused pid.)
+    if (i == 0 && !st.ok()) signal_spawned_children(SIGKILL);
     if (i == 0) return !st.ok();
     const bool started = fs::exists(address_book);
     // A transport that cannot work here fails every node alike: no failover helps.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/allocator_tuning.h"
+#include "cli/command_name.h"
 #include "cli/commands.h"
 #include "cli/environment_variables.h"
 
@@ -132,6 +133,8 @@ int main(int argc, char** argv) {
     // Said once: the nodes a launch starts do not see the variable glibc ignored anyway.
     for (const std::string& variable : tuning.malformed_variables) ::unsetenv(variable.c_str());
   }
+  // Every error line of the command names it, whichever shared helper writes it.
+  if (std::find(kCommands.begin(), kCommands.end(), command) != kCommands.end()) pstwin::cli::set_command_name(command);
   if (const auto code = run_command(command, args)) return finish_stdout(command, *code);
   if (is_help && args.size() > 1) {
     std::cerr << "pstwin: " << command << " takes one command at most, got '" << args[0] << "' and '" << args[1]

@@ -21,6 +21,7 @@
 #include "cli/output_probe.h"
 #include "cli/override_note.h"
 #include "cli/scenario_options.h"
+#include "cli/node_stop_grace.h"
 #include "cli/stop_signals.h"
 #include "net/curve_keys.h"
 #include "net/listen_check.h"
@@ -372,13 +373,18 @@ int node_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin node: " << lock_error << "\n";
     return 2;
   }
-  // A scheduler stopped (Ctrl-C, its launcher) still writes what it has; other roles just end.
+  // A scheduler stopped (Ctrl-C, its launcher) still writes what it has; the other roles wait a
+  // while for its stop (the same signal reached it), to end in order and tell it what they did.
   std::optional<net::StopRequest> stop;
   std::optional<StopOnSignals> signals;
+  std::optional<NodeStopGrace> grace;
   if (options.role == "scheduler") {
     stop.emplace();
     signals.emplace(*stop);
     options.zmq.stop = &*stop;
+  } else {
+    grace.emplace();
+    options.stopped = [&grace] { return grace->signal() != 0; };
   }
   try {
     if (options.role == "scheduler" && vm->count("endpoint-file")) {
@@ -437,6 +443,8 @@ int node_command(const std::vector<std::string>& args) {
     return 1;
   }
   print_final_table(options, *variant);
+  // A server or worker that its scheduler stopped after a signal: stopped, as the scheduler is.
+  if (grace && grace->signal() != 0) return 128 + grace->signal();
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <iostream>
 
+#include "cli/command_name.h"
 #include "cli/scenario_options.h"
 #include "runtime/count_text.h"
 #include "runtime/errors.h"
@@ -89,7 +90,7 @@ RunChecks check_runs(const Scenario& scenario, bool read_whole, RunCheckCache& c
       else
         for (const auto& line : known->second.not_checked) add_once(out.not_checked, line);
     } catch (const DataError& e) {
-      throw RunDataError(data_error_line(run, e).substr(std::string("pstwin: ").size()) + in_variant);
+      throw RunDataError(data_error_line(run, e).substr(error_prefix().size()) + in_variant);
     } catch (const ScenarioError& e) {
       if (i == SIZE_MAX) throw;
       throw_in_variant(e, scenario, i);
@@ -115,7 +116,7 @@ std::optional<RunChecks> check_runs_or_report(const boost::program_options::vari
   try {
     return check_runs(scenario, read_whole, cache);
   } catch (const RunDataError& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
   } catch (const ScenarioError& e) {
     std::cerr << scenario_error_line(vm, e) << "\n";
   }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 
+#include "cli/command_name.h"
 #include "cli/environment_switches.h"
 #include "cli/flag_source.h"
 #include "cli/flag_values.h"
@@ -85,7 +86,7 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
       synopsis += (at ? "\n" : "") + line;
       at = end + 1;
     }
-    std::cerr << "pstwin: " << what << "\n" << synopsis << "\n";
+    std::cerr << error_prefix() << what << "\n" << synopsis << "\n";
     const auto words = synopsis.find("pstwin ");
     if (words != std::string::npos) {
       const std::string command = synopsis.substr(words, synopsis.find(' ', words + 7) - words);
@@ -107,7 +108,7 @@ std::string scenario_error_line(const po::variables_map& vm, const ScenarioError
   if (set_flag != "--set")
     for (std::size_t at = 0; (at = what.find("--set '", at)) != std::string::npos; at += set_flag.size() + 2)
       what.replace(at, 7, set_flag + "='");
-  return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + from_variable(scenario_flag) + ": " + what +
+  return error_prefix() + "invalid scenario " + vm["scenario"].as<std::string>() + from_variable(scenario_flag) + ": " + what +
          override_note(overrides_of(sets, set_flag), e.pointer());
 }
 
@@ -147,7 +148,7 @@ std::string data_error_line(const Scenario& scenario, const DataError& e) {
     for (const auto& [pointer, file] : fields)
       if (!file->empty() && *file == e.file()) at = std::string(" at ") + pointer;
   }
-  return "pstwin: bad data" + at + ": " + e.what();
+  return error_prefix() + "bad data" + at + ": " + e.what();
 }
 
 std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scenario, const std::string& variant) {
@@ -157,7 +158,7 @@ std::optional<PreparedTraining> prepare_training_or_report(const Scenario& scena
   } catch (const DataError& e) {
     std::cerr << data_error_line(scenario, e) << in_variant << "\n";
   } catch (const ScenarioError& e) {
-    std::cerr << "pstwin: invalid scenario: " << e.what() << in_variant << "\n";
+    std::cerr << error_prefix() << "invalid scenario: " << e.what() << in_variant << "\n";
   }
   return std::nullopt;
 }

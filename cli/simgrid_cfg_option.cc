@@ -3,6 +3,7 @@
 #include <iostream>
 #include <vector>
 
+#include "cli/command_name.h"
 #include "cli/override_note.h"
 #include "sim/simgrid_options.h"
 
@@ -31,16 +32,16 @@ bool take_simgrid_options(const po::variables_map& vm, Scenario& scenario) {
     if (why.empty()) continue;
     ok = false;
     if (i < from_env)
-      std::cerr << "pstwin: PSTWIN_SIMGRID_CFG: " << all[i] << ": " << why << "\n";
+      std::cerr << error_prefix() << "PSTWIN_SIMGRID_CFG: " << all[i] << ": " << why << "\n";
     else if (i < from_scenario)
-      std::cerr << "pstwin: invalid scenario " << vm["scenario"].as<std::string>() << ": /simulation/cfg/"
+      std::cerr << error_prefix() << "invalid scenario " << vm["scenario"].as<std::string>() << ": /simulation/cfg/"
                 << (i - from_env) << ": " << why
                 << override_note(overrides_of(vm.count("set") ? vm["set"].as<std::vector<std::string>>()
                                                               : std::vector<std::string>()),
                                  "/simulation/cfg/" + std::to_string(i - from_env))
                 << "\n";
     else
-      std::cerr << "pstwin: --cfg=" << all[i] << ": " << why << "\n";
+      std::cerr << error_prefix() << "--cfg=" << all[i] << ": " << why << "\n";
   }
   // Every variant's run gets the variable's and the flags' around its own list.
   for (Scenario& run : scenario.variant_scenarios) {

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/command_name.h"
 #include "cli/commands.h"
 #include "cli/comparison.h"
 #include "cli/earlier_outputs.h"
@@ -129,7 +130,7 @@ int simulate_command(const std::vector<std::string>& args) {
           simulate_variant(run, run.consistency.front(), runs->prepared_for(i), out + "/" + names[i],
                            report, *device);
         } catch (const SimGridOptionError& e) {  // checked above already; bad input all the same
-          std::cerr << "pstwin: variant " << names[i] << ": " << e.what() << "\n";
+          std::cerr << error_prefix() << "variant " << names[i] << ": " << e.what() << "\n";
           return 2;
         }
         return 0;

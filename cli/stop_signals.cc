@@ -16,13 +16,6 @@ namespace {
 
 constexpr int kStopSignals[3] = {SIGINT, SIGTERM, SIGHUP};
 
-sigset_t stop_signal_set() {
-  sigset_t set;
-  sigemptyset(&set);
-  for (int sig : kStopSignals) sigaddset(&set, sig);
-  return set;
-}
-
 // A second signal this long after the first is the user insisting, not the echo of the first.
 constexpr auto kInsistAfter = std::chrono::seconds(2);
 
@@ -85,6 +78,13 @@ void on_stop_signal(int sig) {
 }
 
 }  // namespace
+
+sigset_t stop_signal_set() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kStopSignals) sigaddset(&set, sig);
+  return set;
+}
 
 static int death_signal_of_this_thread() {
   int death_signal = 0;

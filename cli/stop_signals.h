@@ -89,6 +89,9 @@ class StopOnSignalsInHandler {
   struct sigaction previous_[3] {};
 };
 
+/// The stop signals: SIGINT, SIGTERM and SIGHUP.
+sigset_t stop_signal_set();
+
 /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread and in the threads it starts later:
 /// for a child forked by a process with StopOnSignalsInHandler, whose parent acts on them (it
 /// stops its children) and which is to die with its parent by SIGKILL (die_with_parent).

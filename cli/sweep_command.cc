@@ -6,6 +6,7 @@
 #include <sstream>
 #include <thread>
 
+#include "cli/command_name.h"
 #include "cli/commands.h"
 #include "cli/earlier_outputs.h"
 #include "cli/flag_values.h"
@@ -83,24 +84,24 @@ int sweep_command(const std::vector<std::string>& args) {
     if (vm->count("grid"))
       for (const auto& text : (*vm)["grid"].as<std::vector<std::string>>()) axes.push_back(parse_grid_axis(text));
   } catch (const std::invalid_argument& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
     return 2;
   }
   if (axes.empty()) {
-    std::cerr << "pstwin: sweep needs at least one --grid /json/pointer=v1,v2,... (simulate runs one point)\n";
+    std::cerr << error_prefix() << "sweep needs at least one --grid /json/pointer=v1,v2,... (simulate runs one point)\n";
     return 2;
   }
   for (const GridAxis& axis : axes)
     for (const char* whole : {"/name", "/output", "/variants"})
       if (axis.pointer == whole || axis.pointer.rfind(std::string(whole) + "/", 0) == 0) {
-        std::cerr << "pstwin: --grid " << axis.pointer << ": " << whole
+        std::cerr << error_prefix() << "--grid " << axis.pointer << ": " << whole
                   << " belongs to the whole comparison and cannot be swept\n";
         return 2;
       }
   for (std::size_t i = 0; i < axes.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
       if (axes[i].pointer == axes[j].pointer) {
-        std::cerr << "pstwin: --grid " << axes[i].pointer << " is given twice; list all its values in one\n";
+        std::cerr << error_prefix() << "--grid " << axes[i].pointer << " is given twice; list all its values in one\n";
         return 2;
       }
   auto scenario = load_scenario_from(*vm);
@@ -121,7 +122,7 @@ int sweep_command(const std::vector<std::string>& args) {
         for (const auto& [key, value] : set->items())
           for (const GridAxis& axis : axes)
             if (key == axis.pointer || axis.pointer.rfind(key + "/", 0) == 0 || key.rfind(axis.pointer + "/", 0) == 0) {
-              std::cerr << "pstwin: --grid " << axis.pointer << ": variant \"" << v.value("name", std::string("?"))
+              std::cerr << error_prefix() << "--grid " << axis.pointer << ": variant \"" << v.value("name", std::string("?"))
                         << "\" sets " << key << " itself, so its runs would not follow the grid; sweep "
                         << "another pointer or remove it from that variant's \"set\"\n";
               return 2;
@@ -151,7 +152,7 @@ int sweep_command(const std::vector<std::string>& args) {
   try {
     plan = make_sweep_plan((*vm)["scenario"].as<std::string>(), sets, axes, static_cast<unsigned>(seeds), out);
   } catch (const SweepPlanError& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
     if (!folder_was_there) std::filesystem::remove_all(out, ec);
     return 2;
   }
@@ -203,7 +204,7 @@ int sweep_command(const std::vector<std::string>& args) {
         try {
           return simulate_sweep_variant(plan.settings[run.setting].scenario, run.variant, run.dir, report);
         } catch (const SimGridOptionError& e) {
-          std::cerr << "pstwin: " << labels[i] << ": " << e.what() << "\n";
+          std::cerr << error_prefix() << labels[i] << ": " << e.what() << "\n";
           return 2;
         }
       },
@@ -223,7 +224,7 @@ int sweep_command(const std::vector<std::string>& args) {
       std::filesystem::create_directories(run.dir, ec);
       write_summary(run.dir, summary);
     } else if (status[i].exit_code != 0) {
-      std::cerr << "pstwin: run " << labels[i] << " failed (it " << status[i].end.text() << ")\n";
+      std::cerr << error_prefix() << "run " << labels[i] << " failed (it " << status[i].end.text() << ")\n";
     }
   }
 
@@ -231,7 +232,7 @@ int sweep_command(const std::vector<std::string>& args) {
   try {
     not_ok = write_sweep_csv(out + "/sweep.csv", out, plan);
   } catch (const std::exception& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
     return 1;
   }
   std::cout << "wrote " << out << "/sweep.csv (" << count_text(plan.runs.size(), "run");

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli/command_name.h"
 #include "cli/child_process.h"
 #include "cli/stop_signals.h"
 #include "runtime/output/cut_outputs.h"
@@ -158,7 +159,7 @@ void tidy_variant_folder(const std::string& dir, long pid) {
   try {
     tidy_killed_run_folder(dir, pid);
   } catch (const std::exception& e) {
-    std::cerr << "pstwin: " << e.what() << "\n";
+    std::cerr << error_prefix() << e.what() << "\n";
   }
 }
 
@@ -212,7 +213,7 @@ std::vector<VariantStatus> run_variant_processes(const std::vector<std::string>&
       try {
         code = body(index, report);
       } catch (const std::exception& e) {
-        std::cerr << "pstwin: variant " << names[index] << ": " << e.what() << "\n";
+        std::cerr << error_prefix() << "variant " << names[index] << ": " << e.what() << "\n";
       }
       std::cout.flush();
       std::cerr.flush();

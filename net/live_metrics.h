@@ -91,6 +91,7 @@ class ObservedEnv : public Env {
   // would then take a fresh allocation (DESIGN.md, "The hot path").
   std::vector<float> reusable_values(std::size_t n) override { return inner_.reusable_values(n); }
   void recycle_values(std::vector<float> values) override { inner_.recycle_values(std::move(values)); }
+  std::optional<Message> recv_after_stop(double timeout_s) override { return inner_.recv_after_stop(timeout_s); }
 
  private:
   Env& inner_;

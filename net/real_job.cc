@@ -390,8 +390,11 @@ nlohmann::json run_zmq_node(const Scenario& scenario, const ConsistencyVariant& 
   env.start_cpu_meter();
   // A joining server starts as a restarted one does: holding nothing until the ring hands it blocks.
   run_role(traced, spec, env.self(), *make_backend(options.device, nullptr), options.rejoin || options.join);
+  // After a worker's kWorkerDone, a server's final snapshot, or a stop: the scheduler of a
+  // stopped job waits for this to count the clocks done (ZmqEnv::recv_after_stop).
+  traced.flush_spans(/*last=*/true);
   env.stop_heartbeats();
-  if (spec.fault.enabled) env.abandon_unsent_to_peers();
+  if (spec.fault.enabled || (options.stopped && options.stopped())) env.abandon_unsent_to_peers();
   if (env.rejected() > 0)
     std::cerr << "pstwin[node " << env.self() << "]: dropped " << env.rejected()
               << " invalid messages during the job\n";

@@ -55,6 +55,11 @@ struct NodeOptions {
   std::string metrics_address;
   /// ... and call this with their URL once the server listens (before registration).
   std::function<void(const std::string&)> on_metrics;
+  /// Server or worker: whether a stop signal reached the process (cli/node_stop_grace.h; empty:
+  /// never). Then what it still has queued for the other servers and workers once its role
+  /// returned gets 0.5 s to go out, not the linger time: the job is over, and a peer that stopped
+  /// first takes nothing more (its last spans to the scheduler still get the linger time).
+  std::function<bool()> stopped;
 };
 
 /// Where a node with `options` listens, "tcp://HOST:PORT": the scheduler at scheduler_endpoint, or

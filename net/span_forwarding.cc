@@ -24,13 +24,14 @@ void SpanForwardingEnv::Sink::span(std::uint32_t, std::string_view name, double 
     env_.flush_spans();
 }
 
-void SpanForwardingEnv::flush_spans() {
-  if (batch_.empty()) return;
+void SpanForwardingEnv::flush_spans(bool last) {
+  if (batch_.empty() && !last) return;
   Message m;
   m.header.type = MsgType::kEvent;
-  m.data = nlohmann::json{{"time_s", inner_.now()}, {"type", "trace_spans"}, {"spans", std::move(batch_)},
-                          {"dropped", dropped_}, {"bytes_sent", inner_.bytes_sent()}}
-               .dump();
+  nlohmann::json fields{{"time_s", inner_.now()}, {"type", "trace_spans"}, {"spans", std::move(batch_)},
+                        {"dropped", dropped_}, {"bytes_sent", inner_.bytes_sent()}};
+  if (last) fields["last"] = true;
+  m.data = fields.dump();
   last_flush_s_ = inner_.now();
   batch_ = nlohmann::json::array();
   inner_.send(JobLayout::scheduler(), std::move(m));
@@ -41,6 +42,13 @@ void SpanForwardingEnv::send(NodeId to, Message msg) {
                          (msg.header.type == MsgType::kSnapshot && (msg.header.flags & msg_flags::kFinal));
   if (last_word && to == JobLayout::scheduler()) flush_spans();
   inner_.send(to, std::move(msg));
+}
+
+bool is_last_batch(const nlohmann::json& fields, const std::string& what) {
+  const auto it = fields.find("last");
+  if (it == fields.end()) return false;
+  if (!it->is_boolean()) throw ProtocolError(what + ": \"last\" must be true or false");
+  return it->get<bool>();
 }
 
 void take_forwarded_spans(std::uint32_t from, const nlohmann::json& fields, MetricsSink& metrics,

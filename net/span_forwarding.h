@@ -28,8 +28,12 @@ inline constexpr double kSpanFlushInterval_s = 0.5;
 /// [[name, start_s, end_s], ...], "dropped": n, "bytes_sent": the node's so far}, also every
 /// kSpanFlushInterval_s; and a worker's kWorkerDone or a server's final
 /// kSnapshot first sends what is still kept, so that every span reaches the scheduler before the
-/// message that ends the node's part of the job (a pair's messages arrive in order). Everything
-/// else of metrics() goes to `inner`'s sink. Not thread-safe, as ZmqEnv.
+/// message that ends the node's part of the job (a pair's messages arrive in order). Once the
+/// role has returned, flush_spans(true) sends the node's last batch, marked "last": true (empty
+/// or not): a role told to stop (a stopped job) sends no kWorkerDone, and the scheduler winding
+/// down after a stop waits for these to count every clock the workers finished
+/// (ZmqEnv::recv_after_stop). Everything else of metrics() goes to `inner`'s sink. Not
+/// thread-safe, as ZmqEnv.
 class SpanForwardingEnv : public Env {
  public:
   explicit SpanForwardingEnv(Env& inner) : inner_(inner), sink_(*this) {}
@@ -51,8 +55,9 @@ class SpanForwardingEnv : public Env {
   std::vector<float> reusable_values(std::size_t n) override { return inner_.reusable_values(n); }
   void recycle_values(std::vector<float> values) override { inner_.recycle_values(std::move(values)); }
 
-  /// Sends the spans kept so far (nothing when none are).
-  void flush_spans();
+  /// Sends the spans kept so far (nothing when none are, unless `last`: then the batch, empty
+  /// or not, is marked as the node's last word). Throws what send throws.
+  void flush_spans(bool last = false);
 
  private:
   class Sink : public MetricsSink {
@@ -88,5 +93,9 @@ class SpanForwardingEnv : public Env {
 /// [string, number, number] with start <= end); nothing of a malformed event is kept.
 void take_forwarded_spans(std::uint32_t from, const nlohmann::json& fields, MetricsSink& metrics,
                           const std::string& what);
+
+/// Scheduler side: whether a "trace_spans" event's fields mark the node's last batch ("last":
+/// true; absent: false). Throws ProtocolError naming `what` when "last" is not a boolean.
+bool is_last_batch(const nlohmann::json& fields, const std::string& what);
 
 }  // namespace pstwin::net

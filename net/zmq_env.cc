@@ -116,7 +116,8 @@ std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) 
   };
   // Nothing but the ROUTER to wait on (no UCX, no stop request to wake up for: a server or a
   // worker): a blocking recv, as plain ZeroMQ code waits.
-  while (wake_fd < 0 && !options_.stop) {
+  const StopRequest* stop = after_stop_ ? nullptr : options_.stop;
+  while (wake_fd < 0 && !stop) {
     auto m = receive_routed(router_, std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count(),
                             kMaxFrames);
     if (!m) return std::nullopt;
@@ -125,17 +126,17 @@ std::optional<ReceivedParts> ZmqEnv::receive_raw(double timeout_s, int wake_fd) 
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
         deadline - std::chrono::steady_clock::now());
-    if (options_.stop)
-      if (auto why = options_.stop->reason()) throw JobStopped(*why);
+    if (stop)
+      if (auto why = stop->reason()) throw JobStopped(*why);
     // The router, then the descriptors that end the wait early: UCX's, the stop's (it wakes a
     // long wait at once).
     zmq::pollitem_t items[3] = {{router_.handle(), 0, ZMQ_POLLIN, 0}};
     std::size_t count = 1;
     if (wake_fd >= 0) items[count++] = {nullptr, wake_fd, ZMQ_POLLIN, 0};
     const std::size_t stop_item = count;
-    if (options_.stop) items[count++] = {nullptr, options_.stop->fd(), ZMQ_POLLIN, 0};
+    if (stop) items[count++] = {nullptr, stop->fd(), ZMQ_POLLIN, 0};
     zmq::poll(items, count, std::max(left, std::chrono::milliseconds(0)));
-    if (options_.stop && (items[stop_item].revents & ZMQ_POLLIN)) continue;  // thrown at the top
+    if (stop && (items[stop_item].revents & ZMQ_POLLIN)) continue;  // thrown at the top
     if (!(items[0].revents & ZMQ_POLLIN)) return std::nullopt;
     zmq::message_t identity;
     if (!router_.recv(identity, zmq::recv_flags::dontwait)) continue;
@@ -249,8 +250,16 @@ void ZmqEnv::record_node_event(NodeId from, const Message& m) {
     fields.erase("time_s");
     fields.erase("type");
     // A node's timeline for trace.json (net/span_forwarding.h), not a line of events.jsonl.
-    if (type == "trace_spans") take_forwarded_spans(from, fields, metrics_, what);
-    else metrics_.event(time_s, type, std::move(fields));
+    if (type == "trace_spans") {
+      const bool last = is_last_batch(fields, what);
+      take_forwarded_spans(from, fields, metrics_, what);
+      if (last) {
+        said_last_word_.resize(book_.size(), false);
+        if (from < said_last_word_.size()) said_last_word_[from] = true;
+      }
+    } else {
+      metrics_.event(time_s, type, std::move(fields));
+    }
   } catch (const ProtocolError& e) {
     reject("node " + std::to_string(from), e.what());
   }
@@ -259,6 +268,22 @@ void ZmqEnv::record_node_event(NodeId from, const Message& m) {
 void ZmqEnv::note_clock(std::int64_t clock) {
   if (clock > progress_clock_.load(std::memory_order_relaxed))
     progress_clock_.store(clock, std::memory_order_relaxed);
+}
+
+std::optional<Message> ZmqEnv::recv_after_stop(double timeout_s) {
+  after_stop_ = true;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::microseconds(static_cast<long>(std::max(timeout_s, 0.0) * 1e6));
+  // In slices: the last words are events, which recv takes without returning.
+  for (;;) {
+    said_last_word_.resize(book_.size(), false);
+    bool everyone = true;
+    for (NodeId n = 0; n < book_.size(); ++n) everyone = everyone && (n == self_ || said_last_word_[n]);
+    if (everyone) return std::nullopt;
+    const double left = std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) return std::nullopt;
+    if (auto m = recv(std::min(left, 0.05))) return m;
+  }
 }
 
 std::optional<Message> ZmqEnv::recv(double timeout_s) {

@@ -224,6 +224,11 @@ class ZmqEnv : public Env {
   NodeId self() const override { return self_; }
   void send(NodeId to, Message msg) override;
   std::optional<Message> recv(double timeout_s) override;
+  /// Scheduler, once recv threw JobStopped: as recv, in slices of at most 50 ms, without the
+  /// stop's JobStopped; nullopt at once when every other node in the address book has said its
+  /// last word (a "trace_spans" event with "last": true, net/span_forwarding.h), and at the end
+  /// of timeout_s. A node that is gone never says it: the wait is then timeout_s.
+  std::optional<Message> recv_after_stop(double timeout_s) override;
   double now() const override;
   void sleep(double seconds) override;
   /// Nothing, unless this node is a worker given a StragglerHold: then the compute just done is
@@ -264,7 +269,7 @@ class ZmqEnv : public Env {
   /// One message from the ROUTER: identity, header part and values parts (zmq_parts.h); nullopt
   /// on timeout. One of another number of parts is dropped and counted. Also returns nullopt,
   /// early, once `wake_fd` (>= 0: UCX's event descriptor) is readable. Throws JobStopped once
-  /// options_.stop is requested.
+  /// options_.stop is requested, until recv_after_stop is called.
   std::optional<ReceivedParts> receive_raw(double timeout_s, int wake_fd = -1);
   /// A decoded message from node `sender` (as its connection or UCX tag says): what the role gets,
   /// or nullopt when the env took it itself (an address update, an event) or dropped it.
@@ -372,6 +377,8 @@ class ZmqEnv : public Env {
   std::uint64_t streams_taken_ = 0;
   std::uint64_t bytes_sent_ = 0;
   std::uint64_t messages_sent_ = 0;
+  bool after_stop_ = false;         // recv_after_stop was called: the stop no longer throws
+  std::vector<bool> said_last_word_;  // scheduler, by node id: its "last" spans came
   std::atomic<std::int64_t> progress_clock_{-1};
   std::atomic<std::uint64_t> progress_bytes_{0};
   void note_clock(std::int64_t clock);

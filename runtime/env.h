@@ -68,6 +68,13 @@ class Env {
   /// and for the next message to decode into (DESIGN.md, "The hot path"). The default drops them.
   /// A message given to send() is taken back by the environment itself.
   virtual void recycle_values(std::vector<float> /*values*/) {}
+  /// Once recv threw JobStopped (a stop from outside, runtime/errors.h): what the other nodes
+  /// still send as they stop (a server's final snapshot, a worker's last spans), for the
+  /// scheduler's bounded wind-down. The next message within timeout_s seconds; nullopt when none
+  /// came in time or when nothing more is coming (every other node said its last word). Never
+  /// throws JobStopped. The default, for environments whose nodes end with the scheduler (the
+  /// simulation, threads of one process): nullopt at once.
+  virtual std::optional<Message> recv_after_stop(double /*timeout_s*/) { return std::nullopt; }
 };
 
 }  // namespace pstwin

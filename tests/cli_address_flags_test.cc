@@ -73,7 +73,7 @@ TEST(AddressFlags, NodeRefusesAnAdvertisedHostOrASchedulerItCannotDial) {
        "pstwin node: --scheduler 'tcp://::1:9': put IPv6 literals in brackets, as in tcp://[::1]:9"},
   });
   // From the environment, the variable is named (empty: refused as every empty value variable is).
-  expect_refused({{worker + at + dir + "/s.json", "pstwin: PSTWIN_ADVERTISE is set but empty"}}, "PSTWIN_ADVERTISE=");
+  expect_refused({{worker + at + dir + "/s.json", "pstwin node: PSTWIN_ADVERTISE is set but empty"}}, "PSTWIN_ADVERTISE=");
   // An IPv6 address alone reads one way with or without brackets: both are taken.
   for (const char* v6 : {"::1", "'[::1]'"}) {
     const auto r = run_pstwin("node --role worker --insecure --connect-timeout 0.5 --scheduler 'tcp://[::1]:9' "

@@ -223,7 +223,7 @@ TEST(Cli, TimeoutFlagsMustBeFiniteAndAreNamedWhenNot) {
       {"launch " + dir + "/toy.json --stall-timeout nan", "pstwin launch: --stall-timeout must be a positive, finite number of seconds"},
       {"launch " + dir + "/toy.json --connect-timeout inf", "pstwin launch: --connect-timeout must be"},
       {"launch " + dir + "/toy.json --connect-timeout 0", "--connect-timeout must be"},
-      {"launch " + dir + "/toy.json --port 70000", "pstwin: --port is too large: 70000 (it takes 0 to 65535)"},
+      {"launch " + dir + "/toy.json --port 70000", "pstwin launch: --port is too large: 70000 (it takes 0 to 65535)"},
       {"node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir + "/toy.json --connect-timeout -1",
        "pstwin node: --connect-timeout must be"},
   };

@@ -27,7 +27,7 @@ TEST(CliFlagValues, ANegativeValueOfAnUnsignedFlagIsRefusedNamingTheFlag) {
   for (const std::string port : {"--port -1", "--port=-7"}) {
     const auto r = run_pstwin("launch " + dir + "/toy.json " + port + " --out " + dir + "/o");
     EXPECT_EQ(r.exit_code, 2) << port << "\n" << r.output;
-    EXPECT_EQ(r.output.find("pstwin: --port must not be negative (it counts from 0), got -"), 0u) << r.output;
+    EXPECT_EQ(r.output.find("pstwin launch: --port must not be negative (it counts from 0), got -"), 0u) << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
 }
@@ -44,16 +44,16 @@ TEST(CliFlagValues, ANumberPastItsFlagsRangeIsTooLargeOrTooSmallWithThatRange) {
   };
   for (const Case& c : std::vector<Case>{
            {"sweep " + toy + " --grid /seed=1 --seeds 5000000000",
-            "pstwin: --seeds is too large: 5000000000 (it takes 1 to 2147483647)"},
-           {"sweep " + toy + " --grid /seed=1 --seeds 0", "pstwin: --seeds is too small: 0 (it takes 1 to 2147483647)"},
-           {"sweep " + toy + " --grid /seed=1 --jobs -1", "pstwin: --jobs is too small: -1 (it takes 1 to 2147483647)"},
+            "pstwin sweep: --seeds is too large: 5000000000 (it takes 1 to 2147483647)"},
+           {"sweep " + toy + " --grid /seed=1 --seeds 0", "pstwin sweep: --seeds is too small: 0 (it takes 1 to 2147483647)"},
+           {"sweep " + toy + " --grid /seed=1 --jobs -1", "pstwin sweep: --jobs is too small: -1 (it takes 1 to 2147483647)"},
            {"simulate " + toy + " --jobs 99999999999999999999999",
-            "pstwin: --jobs is too large: 99999999999999999999999 (it takes 1 to 2147483647)"},
+            "pstwin simulate: --jobs is too large: 99999999999999999999999 (it takes 1 to 2147483647)"},
            {"simulate " + toy + " --jobs=-5000000000",
-            "pstwin: --jobs is too small: -5000000000 (it takes 1 to 2147483647)"},
-           {"simulate " + toy + " --jobs -0", "pstwin: --jobs is too small: 0 (it takes 1 to 2147483647)"},
-           {"launch " + toy + " --port 5000000000", "pstwin: --port is too large: 5000000000 (it takes 0 to 65535)"},
-           {"launch " + toy + " --port 65536", "pstwin: --port is too large: 65536 (it takes 0 to 65535)"}}) {
+            "pstwin simulate: --jobs is too small: -5000000000 (it takes 1 to 2147483647)"},
+           {"simulate " + toy + " --jobs -0", "pstwin simulate: --jobs is too small: 0 (it takes 1 to 2147483647)"},
+           {"launch " + toy + " --port 5000000000", "pstwin launch: --port is too large: 5000000000 (it takes 0 to 65535)"},
+           {"launch " + toy + " --port 65536", "pstwin launch: --port is too large: 65536 (it takes 0 to 65535)"}}) {
     const auto r = run_pstwin(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.output;
     EXPECT_EQ(r.output.find(c.says + "\n"), 0u) << c.args << "\n" << r.output;
@@ -62,12 +62,12 @@ TEST(CliFlagValues, ANumberPastItsFlagsRangeIsTooLargeOrTooSmallWithThatRange) {
                                 "node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp " + dir +
                                     "/toy.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.find("pstwin: PSTWIN_INDEX is too large: 5000000000 (it takes 0 to 2147483647)\n"), 0u)
+  EXPECT_EQ(r.output.find("pstwin node: PSTWIN_INDEX is too large: 5000000000 (it takes 0 to 2147483647)\n"), 0u)
       << r.output;
   const auto below = run_pstwin("node --role worker --scheduler tcp://127.0.0.1:1 --insecure --variant bsp --index -1 " +
                                 dir + "/toy.json");
   EXPECT_EQ(below.exit_code, 2) << below.output;
-  EXPECT_EQ(below.output.find("pstwin: --index is too small: -1 (it takes 0 to 2147483647)\n"), 0u) << below.output;
+  EXPECT_EQ(below.output.find("pstwin node: --index is too small: -1 (it takes 0 to 2147483647)\n"), 0u) << below.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/o"));
 }
 
@@ -107,9 +107,9 @@ TEST(CliFlagValues, ABadValueFromTheEnvironmentNamesItsVariable) {
   for (const Case& c : std::vector<Case>{
            {"PSTWIN_DEVICE=gpu", "pstwin node: PSTWIN_DEVICE must be auto, cpu or cuda, not 'gpu'"},
            {"PSTWIN_STALL_TIMEOUT=abc",
-            "pstwin: PSTWIN_STALL_TIMEOUT='abc' is not a valid value for --stall-timeout"},
+            "pstwin node: PSTWIN_STALL_TIMEOUT='abc' is not a valid value for --stall-timeout"},
            {"PSTWIN_STALL_TIMEOUT=-5", "pstwin node: PSTWIN_STALL_TIMEOUT must be a positive, finite number"},
-           {"PSTWIN_INDEX=x1", "pstwin: PSTWIN_INDEX='x1' is not a valid value for --index"}}) {
+           {"PSTWIN_INDEX=x1", "pstwin node: PSTWIN_INDEX='x1' is not a valid value for --index"}}) {
     const auto r = run_pstwin_env(c.env, node);
     EXPECT_EQ(r.exit_code, 2) << c.env << "\n" << r.output;
     EXPECT_EQ(r.output.find(c.says), 0u) << c.env << "\n" << r.output;

@@ -47,7 +47,7 @@ TEST(HelpCommand, AMissingScenarioIsSaidBothWaysItCanBeGiven) {
   for (const std::string command : {"simulate", "sweep", "launch", "validate"}) {
     const auto r = run_pstwin(command);
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("pstwin: no scenario given: give SCENARIO.json after the command, or --scenario "
+    EXPECT_NE(r.output.find("pstwin " + command + ": no scenario given: give SCENARIO.json after the command, or --scenario "
                             "SCENARIO.json\n"),
               std::string::npos)
         << command << "\n" << r.output;

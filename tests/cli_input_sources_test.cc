@@ -65,7 +65,7 @@ TEST(InputSources, AnEmptyValueVariableIsRefusedAsEmptyNamingIt) {
                                      "PSTWIN_CONNECT_TIMEOUT", "PSTWIN_INDEX"}) {
     const auto r = run_pstwin_env(variable + "=", worker);
     EXPECT_EQ(r.exit_code, 2) << variable << ": " << r.output;
-    EXPECT_NE(r.output.find("pstwin: " + variable + " is set but empty: give it a value, or unset it"),
+    EXPECT_NE(r.output.find("pstwin node: " + variable + " is set but empty: give it a value, or unset it"),
               std::string::npos)
         << r.output;
   }

@@ -70,7 +70,8 @@ TEST(LaunchBadData, ABadLineDeepInsideALibsvmFileIsRefusedBeforeAnyNodeStarts) {
                                      "simulate --quiet --out " + dir + "/sim"}) {
     const auto r = run_pstwin(command + " " + dir + "/s.json");
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find("pstwin: bad data at /data/train: " + dir + "/train.svm:50001: expected index:value, got 'oops'"),
+    EXPECT_NE(r.output.find("pstwin " + command.substr(0, command.find(' ')) + ": bad data at /data/train: " + dir +
+                            "/train.svm:50001: expected index:value, got 'oops'"),
               std::string::npos)
         << command << "\n" << r.output;
   }

@@ -93,7 +93,12 @@ TEST(LaunchStop, AStoppedJobsProgressIsTheClocksItsWorkersFinishedNotItsLastEval
         "echo \"launch exit status $?\"\n");
     EXPECT_NE(r.output.find("launch exit status 130\n"), std::string::npos) << transport << r.output;
     const json summary = read_json(dir + "/out/bsp/summary.json");
-    EXPECT_EQ(summary["final_clock"], 0) << transport << ": no evaluation before the stop";
+    // No evaluation before the stop; over ZeroMQ the scheduler evaluates the parameters its
+    // server held at the stop (cli_launch_stopped_figures_test.cc), in process it cannot.
+    if (transport == "inproc")
+      EXPECT_EQ(summary["final_clock"], 0) << transport << ": no evaluation before the stop";
+    else
+      EXPECT_GT(summary["final_clock"].get<long>(), 0) << transport << ": evaluated at the stop";
     const double progress = summary.value("progress", 0.0);
     EXPECT_GT(progress, 0.0) << transport << summary.dump(1);
     EXPECT_LT(progress, 1.0) << transport;

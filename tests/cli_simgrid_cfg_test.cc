@@ -72,19 +72,20 @@ TEST(CliSimGridCfg, RefusedOptionsAreBadInputNamingTheOption) {
     std::string message;
   } cases[] = {
       {"--cfg=no/such-option:1",
-       "pstwin: --cfg=no/such-option:1: SimGrid has no option named \"no/such-option\""},
+       "--cfg=no/such-option:1: SimGrid has no option named \"no/such-option\""},
       {"--cfg=maxmin/precision:fast",
-       "pstwin: --cfg=maxmin/precision:fast: SimGrid refused the value \"fast\": invalid double"},
+       "--cfg=maxmin/precision:fast: SimGrid refused the value \"fast\": invalid double"},
       {"--cfg=network/model:Foo",
-       "pstwin: --cfg=network/model:Foo: Model 'Foo' is invalid! Valid models are: LV08, Constant, "
+       "--cfg=network/model:Foo: Model 'Foo' is invalid! Valid models are: LV08, Constant, "
        "SMPI, IB, CM02, ns-3."},
-      {"--cfg=network/model", "pstwin: --cfg=network/model: expected NAME:VALUE"},
+      {"--cfg=network/model", "--cfg=network/model: expected NAME:VALUE"},
   };
   for (const auto& c : cases) {
     for (const std::string& command : {"simulate --out " + dir + "/out", std::string("validate")}) {
       const auto r = run_pstwin(command + " " + toy + " " + c.flag);
       EXPECT_EQ(r.exit_code, 2) << command << " " << c.flag << "\n" << r.output;
-      EXPECT_TRUE(contains(r.output, c.message)) << command << " " << c.flag << "\n" << r.output;
+      EXPECT_TRUE(contains(r.output, "pstwin " + command.substr(0, command.find(' ')) + ": " + c.message))
+          << command << " " << c.flag << "\n" << r.output;
       EXPECT_FALSE(contains(r.output, "Backtrace")) << r.output;
     }
     // Refused before anything ran: no output folder.
@@ -134,7 +135,7 @@ TEST(CliSimGridCfg, EnvironmentOptionsComeFirstAndAreChecked) {
       << r.output;
   r = run_pstwin_env("PSTWIN_SIMGRID_CFG=network/latency-factor:-1", "simulate --out " + dir + "/out " + dir + "/s.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_TRUE(contains(r.output, "pstwin: PSTWIN_SIMGRID_CFG: network/latency-factor:-1: network/latency-factor "
+  EXPECT_TRUE(contains(r.output, "pstwin simulate: PSTWIN_SIMGRID_CFG: network/latency-factor:-1: network/latency-factor "
                                  "takes a positive number"))
       << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out"));

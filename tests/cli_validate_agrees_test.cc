@@ -57,7 +57,7 @@ TEST(ValidateAgrees, EachVariantIsCheckedAsARunOfItsOwn) {
       {R"({"/cluster/workers": 3000})",
        "/variants/1/set/~1cluster~1workers: 3000 workers but only 2000 training rows in " + dir + "/train.svm"},
       {R"({"/data/train": ")" + dir + R"(/missing.svm"})",
-       "pstwin: bad data at /data/train: " + dir + "/missing.svm: cannot open: No such file or directory (variant b)"},
+       "bad data at /data/train: " + dir + "/missing.svm: cannot open: No such file or directory (variant b)"},
   };
   for (const auto& [set, message] : refusals) {
     auto s = toy_scenario(dir);
@@ -69,6 +69,8 @@ TEST(ValidateAgrees, EachVariantIsCheckedAsARunOfItsOwn) {
       const auto r = run_pstwin(command + " " + dir + "/v.json");
       EXPECT_EQ(r.exit_code, 2) << command << " " << set << "\n" << r.output;
       EXPECT_NE(r.output.find(message), std::string::npos) << command << " " << set << "\n" << r.output;
+      // Each command names itself, whichever check found the fault.
+      EXPECT_EQ(r.output.rfind("pstwin " + command.substr(0, command.find(' ')) + ": ", 0), 0u) << r.output;
     }
   }
 }
@@ -103,7 +105,7 @@ TEST(CommandLine, AScenarioErrorFromSetNamesTheFlag) {
 TEST(CommandLine, AnUnknownFlagShowsTheSynopsisAndWhereTheRestIs) {
   const auto r = run_pstwin("simulate x.json --bogus");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_EQ(r.output.rfind("pstwin: unrecognised option '--bogus'\nusage: pstwin simulate SCENARIO.json", 0), 0u)
+  EXPECT_EQ(r.output.rfind("pstwin simulate: unrecognised option '--bogus'\nusage: pstwin simulate SCENARIO.json", 0), 0u)
       << r.output;
   EXPECT_NE(r.output.find("Run 'pstwin simulate --help' for every option."), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("simulate options"), std::string::npos) << r.output;  // the option list

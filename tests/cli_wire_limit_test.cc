@@ -101,14 +101,15 @@ const std::string kSaidReal =
 TEST(CliWireLimit, ARealModelTooLargeIsRefusedBeforeAnyNodeStarts) {
   const std::string dir = fresh_dir();
   const std::string scenario = wide_libsvm_scenario(dir);
-  const std::string line = "pstwin: invalid scenario " + scenario + ": " + kSaidReal;
+  const std::string line = "invalid scenario " + scenario + ": " + kSaidReal;
   for (const std::string& command :
        {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
         "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq",
         "launch --transport inproc --stall-timeout 5 --out " + dir + "/inproc"}) {
     const auto r = run_pstwin(command + " " + scenario);
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find(line), std::string::npos) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("pstwin " + command.substr(0, command.find(' ')) + ": " + line), std::string::npos)
+        << command << "\n" << r.output;
     EXPECT_EQ(r.output.find("launch: bsp"), std::string::npos) << command << "\n" << r.output;  // no node started
   }
   for (const char* out : {"/sim", "/zmq", "/inproc"}) EXPECT_FALSE(std::filesystem::exists(dir + out)) << out;
@@ -190,13 +191,14 @@ TEST(CliWireLimit, ARealModelTooLargeInOneVariantIsBlamedOnItsOwnSetting) {
   s.erase("consistency");
   s["variants"] = nlohmann::json::array({{{"name", "a"}}, {{"name", "b"}, {"set", {{"/cluster/servers", 1}}}}});
   write_json(dir + "/v.json", s);
-  const std::string line = "pstwin: invalid scenario " + dir + "/v.json: /variants/1/set/~1cluster~1servers: " +
+  const std::string line = "invalid scenario " + dir + "/v.json: /variants/1/set/~1cluster~1servers: " +
                            kSaidReal.substr(std::string("/cluster/servers: ").size());
   for (const std::string& command : {std::string("validate"), "simulate --quiet --out " + dir + "/sim",
                                      "launch --insecure --connect-timeout 5 --stall-timeout 5 --out " + dir + "/zmq"}) {
     const auto r = run_pstwin(command + " " + dir + "/v.json");
     EXPECT_EQ(r.exit_code, 2) << command << "\n" << r.output;
-    EXPECT_NE(r.output.find(line), std::string::npos) << command << "\n" << r.output;
+    EXPECT_NE(r.output.find("pstwin " + command.substr(0, command.find(' ')) + ": " + line), std::string::npos)
+        << command << "\n" << r.output;
   }
   EXPECT_FALSE(std::filesystem::exists(dir + "/zmq"));
 }
@@ -222,7 +224,7 @@ TEST(CliWireLimit, ValidateSizesAnIdxModelFromItsHeaders) {
   write_json(dir + "/mlp.json", s);
   const auto r = run_pstwin("validate " + dir + "/mlp.json");
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("pstwin: invalid scenario " + dir + "/mlp.json: /cluster/servers: a push or pull reply "
+  EXPECT_NE(r.output.find("pstwin validate: invalid scenario " + dir + "/mlp.json: /cluster/servers: a push or pull reply "
                           "of one key range (318000010 keys x 1 float32) would be 1272000164 bytes, over the wire's "
                           "limit of 1073741824 bytes per message; use at least 2 servers"),
             std::string::npos)

@@ -18,6 +18,12 @@
 
 namespace pstwin {
 
+/// Seconds a scheduler stopped from outside (Scheduler::run) waits at most for what the nodes
+/// send as they stop (the servers' final snapshots, a real job's last spans) before it evaluates
+/// the newest parameters it has and reports: short enough to fit the launcher's grace for a
+/// stopped job's processes (10 s, cli/child_process.h) with an evaluation to spare.
+inline constexpr double kStopWindDown_s = 2.0;
+
 /// The job's scheduler (node 0). Its decisions live in its parts: Failover (who holds which
 /// range, who is dead), Heartbeats, and evaluation.h (snapshots, evaluation, the hash).
 class Scheduler {
@@ -127,9 +133,18 @@ class Scheduler {
   void announce_backups(const std::vector<RangeServer>& backups);
   /// Sends the current membership to every active node.
   void broadcast_membership();
-  /// The Env's recv threw JobStopped(`why`): writes a "job_stopped" event, tells every node to
-  /// stop and throws JobStopped naming the last evaluated clock.
+  /// The Env's recv threw JobStopped(`why`): tells every node to stop, winds down
+  /// (wind_down_after_stop), writes a "job_stopped" event and throws JobStopped naming the last
+  /// evaluated clock.
   [[noreturn]] void stop_from_outside(const std::string& why);
+  /// After a stop from outside, every node told to stop: takes what they still send for at most
+  /// kStopWindDown_s (Env::recv_after_stop; nothing where the nodes end with the scheduler):
+  /// staleness and traffic reports, the servers' final snapshots, periodic snapshots (assembled,
+  /// not evaluated). Then evaluates the newest parameters among them once, unless they are no
+  /// newer than the last evaluation: the job's figures are then those at the stop rather than an
+  /// evaluation that lagged it. Returns how many complete snapshots went unevaluated. A message
+  /// that breaks the protocol ends the wait, keeping what came before it.
+  std::uint64_t wind_down_after_stop();
   /// Whether training is over while the job still runs, so that a stop from outside no longer
   /// cuts it short: every worker finished its clocks (the servers drain), the last clock was
   /// evaluated, or a stopping rule ended it. Never after a divergence.

@@ -3,9 +3,11 @@
 // scheduler's process). The lifecycle is in scheduler.cc, failures in scheduler_failures.cc.
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/evaluation.h"
 #include "runtime/roles/late_stop_note.h"
 #include "runtime/roles/scheduler.h"
 
@@ -55,13 +57,48 @@ void Scheduler::stop_now(NodeId node) {
 }
 
 void Scheduler::stop_from_outside(const std::string& why) {
+  // The others are told to stop rather than wait out their timeouts.
+  abort_job();
+  const std::uint64_t skipped = wind_down_after_stop();
   const std::int64_t clock = std::max<std::int64_t>(last_eval_clock_, 0);
   reason_ = "the job was " + why + " at clock " + std::to_string(clock) + " of " +
             std::to_string(spec_.iterations) + " (the last evaluated), before it completed";
-  env_.metrics().event(env_.now(), "job_stopped", {{"reason", why}, {"clock", clock}});
-  // Nothing more is received: the others are told to stop rather than wait out their timeouts.
-  abort_job();
+  nlohmann::json fields{{"reason", why}, {"clock", clock}};
+  if (skipped > 0) fields["evaluations_skipped"] = skipped;
+  env_.metrics().event(env_.now(), "job_stopped", std::move(fields));
   throw JobStopped(reason_);
+}
+
+std::uint64_t Scheduler::wind_down_after_stop() {
+  std::optional<RangeAssembly> newest;  // the newest periodic snapshot completed meanwhile
+  std::uint64_t completed = 0;
+  const double until = env_.now() + kStopWindDown_s;
+  try {
+    while (const auto m = env_.recv_after_stop(until - env_.now())) {
+      if (m->header.type == MsgType::kWorkerDone) absorb_traffic_report(*m);
+      if (m->header.type != MsgType::kSnapshot) continue;
+      report_staleness(*m, env_.metrics());
+      if (m->header.flags & msg_flags::kFinal) {
+        handle_final(*m);
+      } else if (m->header.clock > last_eval_clock_) {
+        std::optional<RangeAssembly> done = snapshots_.add(*m);
+        if (!done) continue;
+        ++completed;
+        if (!newest || done->clock() > newest->clock()) newest = std::move(done);
+      }
+    }
+  } catch (const ProtocolError&) {
+    // What came before it stays; the stop is what the summary reports.
+  }
+  // The servers' final snapshots hold the parameters at the stop; else the newest periodic one.
+  RangeAssembly* latest = finals_.complete() ? &finals_ : (newest ? &*newest : nullptr);
+  if (!latest || diverged_ || latest->clock() <= last_eval_clock_) return completed;
+  const std::int64_t clock = latest->clock();
+  if (!evaluate(clock, latest->params(), latest->time_s())) {
+    diverged_ = true;
+    env_.metrics().event(env_.now(), "diverged", {{"clock", clock}});
+  }
+  return latest == &finals_ ? completed : completed - 1;
 }
 
 bool Scheduler::training_over() const {
