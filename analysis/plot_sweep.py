@@ -13,7 +13,8 @@ reached has no time to target, so the first panel's point is the mean over the s
 reached it, ringed and labelled "k/n reached" when only k of its n seeds did; where none did, an
 x at the top of the panel. Values too long for a tick (JSON arrays, objects) are ticked
 "value 1", "value 2", ... and spelled out under the title. A line that coincides with an earlier
-one on a panel is drawn narrower on top of it and labelled "= <the earlier one>".
+one on a panel is drawn narrower on top of it (outlined in white when both are one variant's)
+and labelled "= <the earlier one>".
 Runs that failed, and runs stopped by a signal (status "stopped": their figures are
 those reached at the stop, not final ones), are left out and counted in the title. The paths written are printed;
 a DIR without a readable sweep.csv, or with no run left to draw, is an error (exit 2).
@@ -31,6 +32,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from matplotlib import patheffects
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
@@ -119,6 +121,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
     extras = set()
     for (col, ylabel, scale), ax in zip(panels, axes):
         drawn = {}  # (xs, means) of each line drawn on this panel -> its label
+        partial = []  # (x, mean, "k/n reached", colour) of points some seeds did not reach
         for k, (variant, (ci, combo)) in enumerate(lines):
             rows = ok[ok["variant"] == variant]
             for p, value in zip(others, combo):
@@ -133,7 +136,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
                     points.append((positions[value], y.mean(), y.min(), y.max()))
                     runs = int((rows[pointer] == value).sum())
                     if col == "time_to_target_s" and len(y) < runs:  # some seeds missed it
-                        mark_partial(ax, positions[value], y.mean(), f"{len(y)}/{runs} reached", color, k)
+                        partial.append((positions[value], y.mean(), f"{len(y)}/{runs} reached", color))
                         extras.add("partial")
                 elif col == "time_to_target_s":  # no seed reached the target at this point
                     # One height per line, so that the marks of several lines do not hide each other.
@@ -144,16 +147,20 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
                 continue
             points.sort()
             xs, mean, low, high = zip(*points)
-            # Earlier lines are wider, so lines that coincide (bytes often do) stay visible.
-            ax.plot(xs, mean, LINE_STYLES[ci % len(LINE_STYLES)], marker=MARKERS[ci % len(MARKERS)],
-                    color=color, linewidth=width_of(k, len(lines)), markersize=6)
             label = line_label(variant, others, combo, names)
-            same = drawn.get((xs, tuple(round(m, 12) for m in mean)))
+            same, same_variant = drawn.get((xs, tuple(round(m, 12) for m in mean)), (None, None))
+            # Earlier lines are wider, so lines that coincide (bytes often do) stay visible as
+            # stripes; over a line of its own colour (the same variant) a narrower line would not
+            # show, so that one is outlined in white too.
+            outline = [patheffects.Stroke(linewidth=width_of(k, len(lines)) + 2.5, foreground="white"),
+                       patheffects.Normal()] if same_variant == variant else None
+            ax.plot(xs, mean, LINE_STYLES[ci % len(LINE_STYLES)], marker=MARKERS[ci % len(MARKERS)],
+                    color=color, linewidth=width_of(k, len(lines)), markersize=6, path_effects=outline)
             if same is not None:
                 ax.annotate(f"{label} = {same}", (xs[-1], mean[-1]), xytext=(-4, -12 - 10 * (k % 3)),
                             textcoords="offset points", ha="right", fontsize="x-small", color=color)
             else:
-                drawn[(xs, tuple(round(m, 12) for m in mean))] = label
+                drawn[(xs, tuple(round(m, 12) for m in mean))] = (label, variant)
             if seeds > 1:
                 ax.fill_between(xs, low, high, color=color, alpha=0.15, linewidth=0)
         ticks = sorted(positions.items(), key=lambda kv: kv[1])
@@ -163,8 +170,10 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
         ax.set_xticks([x for _, x in ticks])
         ax.set_xticklabels([names[pointer][0][v] for v, _ in ticks])
         ax.set(xlabel=pointer, ylabel=ylabel)
+        ax.ticklabel_format(axis="y", useOffset=False)  # "+7.6237e1" above the axis read as a value
         ax.grid(alpha=0.3)
         ax.margins(y=0.12)
+        mark_partial(ax, partial)
         if not drawn:
             # Nothing to scale the y axis by (no run reached the target): say so instead of
             # showing an axis of meaningless numbers.
@@ -189,12 +198,22 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
     return save(fig, outpath)
 
 
-def mark_partial(ax, x, y, text, color, k):
-    """A point whose mean is over some of its seeds only: a ring and "k/n reached" beside it,
-    offset per line so that several lines' labels at one point stay apart."""
-    ax.plot(x, y, "o", markersize=14, markerfacecolor="none", markeredgecolor=color, mew=1.5)
-    ax.annotate(text, (x, y), xytext=(8, 6 + 9 * (k % 4)), textcoords="offset points",
-                fontsize="x-small", color=color)
+def mark_partial(ax, points):
+    """Points whose mean is over some of their seeds only: a ring around each, and its text
+    ("1/2 reached", in the line's colour) to the right, at its height unless the text of a lower
+    point at the same x is there: then just above that one, so that close points' texts never
+    overlap. Call it once the axes' limits are final (heights are measured in points)."""
+    ax.autoscale_view()
+    points_per_pixel = 72 / ax.figure.dpi
+    for x in dict.fromkeys(p[0] for p in points):
+        below = -math.inf  # where the last text placed at this x sits, in points
+        for _, y, text, color in sorted((p for p in points if p[0] == x), key=lambda p: p[1]):
+            ax.plot(x, y, "o", markersize=14, markerfacecolor="none", markeredgecolor=color, mew=1.5)
+            height = ax.transData.transform((x, y))[1] * points_per_pixel
+            at = max(height - 4, below + 12)
+            ax.annotate(text, (x, y), xytext=(11, at - height), textcoords="offset points",
+                        fontsize="x-small", color=color, fontweight="bold")
+            below = at
 
 
 def combo_text(others, combo, names):
