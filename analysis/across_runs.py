@@ -37,7 +37,7 @@ def time_label(runs, names):
 
 def plot_across(runs, outpath):
     """Test metric against time (left) and clock (right) for every variant of every run. Earlier
-    curves are drawn wider, and a curve identical to an earlier one is named in the legend as
+    runs' curves are drawn wider, and a curve identical to an earlier one is named in the legend as
     "run: variant (= other run: variant)", so that runs that agree (BSP parity) stay visible."""
     variants = list(dict.fromkeys(v["name"] for r in runs for v in r["variants"]))
     names = run_names(runs)
@@ -47,11 +47,11 @@ def plot_across(runs, outpath):
     reached = False
     for ax, axis in zip(axes, ("time", "clock")):
         xcol = x_axis(runs[0], axis)[0]
-        for k, (ri, v) in enumerate(curves):
+        for ri, v in curves:
             m = v["metrics"].dropna(subset=[xcol, "test_metric"])
             dash, marker = variant_style(variants.index(v["name"]))
             ax.plot(m[xcol], m["test_metric"], linestyle=dash, marker=marker, markevery=0.1,
-                    color=color_of(ri), linewidth=width_of(k, len(curves)) * 0.7)
+                    color=color_of(ri), linewidth=width_of(ri, len(runs)))
             hit = target_row(v)
             if hit is not None:
                 reached = True
