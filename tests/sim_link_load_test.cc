@@ -72,9 +72,10 @@ TEST(LinkLoad, HybridMachinesRankTheServerNicsAboveTheBusierNvlinks) {
   for (std::size_t i = 0; i < busiest.size(); ++i) {
     // Every link of this platform says what it is: the meter takes it from the platform.
     EXPECT_EQ(busiest[i].value("kind", ""), "nic") << busiest.dump(2);
-    if (i > 0)
+    if (i > 0) {
       EXPECT_GE(busiest[i - 1]["mean_utilisation"].get<double>(), busiest[i]["mean_utilisation"].get<double>())
           << busiest.dump(2);
+    }
   }
   EXPECT_EQ(busiest[0]["link"].get<std::string>().rfind("link-server-", 0), 0u) << busiest.dump(2);
   // An NVLink link carried more bytes than the most utilised NIC (bytes from link_load.csv:
