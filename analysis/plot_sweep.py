@@ -120,7 +120,7 @@ def plot_pointer(table, pointers, pointer, scenario, outpath):
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.6), constrained_layout=True)
     extras = set()
     for (col, ylabel, scale), ax in zip(panels, axes):
-        drawn = {}  # (xs, means) of each line drawn on this panel -> its label
+        drawn = {}  # (xs, means) of each line drawn on this panel -> (its label, its variant)
         partial = []  # (x, mean, "k/n reached", colour) of points some seeds did not reach
         for k, (variant, (ci, combo)) in enumerate(lines):
             rows = ok[ok["variant"] == variant]
