@@ -24,18 +24,19 @@ and --out, into OUTDIR/<name of DIR>/):
 With several DIRs it also writes across_runs.png (into OUTDIR, default the
 DIRs' common parent): every run's test metric on one pair of axes.
 
-On the time-axis figures, failures from events.jsonl are marked in the colour
-of the variant they happened in: a dashed line at each node_failed/link_failed
-and a band from each failure to its recovery (the rule of summary.json's
-time_lost_s); below the metric, a lane per variant names the nodes and shows
-the time lost as a bar. Checkpoints are grey ticks on the x axis. report.md
+On the time-axis figures, a light grey band spans each node_failed/link_failed
+to its recovery (the rule of summary.json's time_lost_s); below the metric, a
+lane per variant shows each failure as an x naming the node, the time lost as a
+bar in the variant's colour and recoveries as dots. Checkpoints are grey ticks
+on the x axis. report.md
 then has a "Failures" section per variant. The modules beside this script do
 the work: run_data (reading), run_figures, event_marks, across_runs, run_report.
 
 Figures whose data is entirely empty (the timing-only synthetic model has no
 loss or accuracy) are skipped with a printed note. Diverged variants are drawn
 up to where they stopped and labelled "(diverged)", and variants stopped by a
-signal up to their last evaluation, labelled "(stopped)". A variant with no
+signal up to their last evaluation, labelled "(stopped)". A cut metrics.csv row
+or an events.jsonl line that is not JSON is left out with a note. A variant with no
 evaluation to draw (stopped before its first, or never started) is left out
 with a note naming it and why (also in report.md). The paths written are
 printed. A DIR that does not exist or has no variant to draw is an error

@@ -128,6 +128,37 @@ def staleness_from_metrics(variant):
     return mean, int(m["staleness_max"].max()), int(m["updates"].iloc[-1])
 
 
+def read_events(folder):
+    """events.jsonl's events (dicts) and a note per line left out because it is not a JSON
+    object: a cut last line of a process killed before pstwin cut such files back, or a damaged
+    one, named by its line number as a cut metrics.csv row is. No file: no events."""
+    path = folder / "events.jsonl"
+    if not path.is_file():
+        return [], []
+    try:
+        text = path.read_text()
+    except OSError as e:
+        return [], [f"events.jsonl: cannot read: {e}; no events drawn"]
+    events, bad = [], []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            event = json.loads(line)
+        except ValueError:
+            event = None
+        if isinstance(event, dict):
+            events.append(event)
+        else:
+            bad.append(number)
+    if not bad:
+        return events, []
+    cut = bad == [len(text.splitlines())] and not text.endswith("\n")
+    what = "ended in a cut line" if cut else \
+        f"line{'s' if len(bad) > 1 else ''} {', '.join(map(str, bad))} not a JSON object"
+    return events, [f"events.jsonl {what}, left out"]
+
+
 def read_variant(folder):
     """Read one variant folder into a dict: name, metrics, summary, events, diverged, stopped,
     notes (what was left out). RunError says why it has nothing to draw."""
@@ -139,21 +170,16 @@ def read_variant(folder):
         if summary.get("completed") is False and summary.get("reason"):
             why += f"; its summary says: {summary['reason']}"
         raise RunError(why) from e
-    events = []
-    if (folder / "events.jsonl").is_file():
-        for line in (folder / "events.jsonl").read_text().splitlines():
-            try:
-                events.append(json.loads(line))
-            except ValueError:
-                pass  # a cut last line of a process killed before pstwin cut such files back
+    events, notes = read_events(folder)
+    if note:
+        notes.insert(0, note)
     # `pstwin launch` appends the launcher's lines after the scheduler's: order by time.
-    events = [e for e in events if isinstance(e, dict)]
     events.sort(key=lambda e: e["time_s"] if isinstance(e.get("time_s"), (int, float)) else math.inf)
     diverged = bool(summary.get("diverged")) or any(e.get("type") == "diverged" for e in events)
     name = summary.get("variant") or folder.name
     return {"name": name, "folder": folder, "metrics": metrics, "summary": summary,
             "events": events, "diverged": diverged, "stopped": was_stopped(summary),
-            "notes": [f"variant {name}: {note}"] if note else []}
+            "notes": [f"variant {name}: {n}" for n in notes]}
 
 
 def load_run(path):

@@ -7,18 +7,11 @@ from matplotlib.lines import Line2D
 
 from event_marks import (has_failures, kind_legend, mark_failures, plot_failure_timeline,
                          plot_straggler_lanes, straggler_spans)
-from plot_style import color_of, legend_below, plt, save
+from plot_style import color_of, legend_below, plt, save, width_of
 from run_data import (loss_label, metric_label, metric_name, staleness_from_metrics, target_row,
                       x_axis)
 
 STRAGGLER_COLORS = {"transient": "tab:orange", "slow": "tab:purple"}
-
-
-def width_of(index, count):
-    """Earlier variants get wider lines, so curves that coincide stay visible as stripes; the
-    widest stays under 9 points however many variants there are (a dozen buried the axes)."""
-    step = min(1.2, 7.5 / max(count - 1, 1))
-    return 1.5 + step * (count - 1 - index)
 
 
 def label_of(variant):

@@ -22,6 +22,11 @@ bool g_connected = false;
 
 }  // namespace
 
+void mark_link_kind(sg4::SplitDuplexLink* link, const char* kind) {
+  link->get_link_up()->set_property(kLinkKindProperty, kind);
+  link->get_link_down()->set_property(kLinkKindProperty, kind);
+}
+
 LinkLoadMeter::LinkLoadMeter() {
   if (g_active) throw std::logic_error("LinkLoadMeter: another meter is active in this process");
   links_ = sg4::Engine::get_instance()->get_all_links();
@@ -30,6 +35,8 @@ LinkLoadMeter::LinkLoadMeter() {
             [](const sg4::Link* a, const sg4::Link* b) { return a->get_name() < b->get_name(); });
   for (const sg4::Link* l : links_) {
     names_.push_back(l->get_name());
+    const char* kind = l->get_property(kLinkKindProperty);
+    kinds_.push_back(kind ? kind : "");
     bandwidth_Bps_.push_back(l->get_bandwidth());
   }
   bytes_.assign(links_.size(), std::vector<double>(kLinkLoadWindows, 0.0));
@@ -103,9 +110,14 @@ void LinkLoadMeter::write_csv(const std::string& path, double end_s) const {
 nlohmann::json LinkLoadMeter::busiest(std::size_t k, double end_s) const {
   std::vector<std::size_t> order(links_.size());
   std::iota(order.begin(), order.end(), 0);
-  std::vector<double> totals(links_.size());
-  for (std::size_t i = 0; i < links_.size(); ++i) totals[i] = total_bytes(i);
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return totals[a] > totals[b]; });
+  std::vector<double> totals(links_.size()), share(links_.size());
+  for (std::size_t i = 0; i < links_.size(); ++i) {
+    totals[i] = total_bytes(i);
+    share[i] = totals[i] / bandwidth_Bps_[i];  // mean utilisation times end_s: the same order
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return share[a] != share[b] ? share[a] > share[b] : totals[a] > totals[b];
+  });
   nlohmann::json out = nlohmann::json::array();
   for (std::size_t n = 0; n < std::min(k, order.size()); ++n) {
     const std::size_t i = order[n];
@@ -116,11 +128,13 @@ nlohmann::json LinkLoadMeter::busiest(std::size_t k, double end_s) const {
       if (width <= 0) break;
       peak = std::max(peak, bytes_[i][w] / width / bandwidth_Bps_[i]);
     }
-    out.push_back({{"link", names_[i]},
-                   {"bandwidth_Bps", bandwidth_Bps_[i]},
-                   {"bytes", totals[i]},
-                   {"mean_utilisation", end_s > 0 ? totals[i] / end_s / bandwidth_Bps_[i] : 0.0},
-                   {"peak_utilisation", peak}});
+    nlohmann::json entry = {{"link", names_[i]},
+                            {"bandwidth_Bps", bandwidth_Bps_[i]},
+                            {"bytes", totals[i]},
+                            {"mean_utilisation", end_s > 0 ? totals[i] / end_s / bandwidth_Bps_[i] : 0.0},
+                            {"peak_utilisation", peak}};
+    if (!kinds_[i].empty()) entry["kind"] = kinds_[i];
+    out.push_back(std::move(entry));
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 namespace simgrid::s4u {
 class Link;
+class SplitDuplexLink;
 }
 
 namespace pstwin {
@@ -17,6 +18,16 @@ namespace pstwin {
 /// Windows a link's load is kept in: when a run outlasts them, neighbouring windows are merged
 /// (each twice as long), so the memory is links x kLinkLoadWindows whatever the run's length.
 inline constexpr std::size_t kLinkLoadWindows = 200;
+
+/// The SimGrid link property that says what a link is, so that busiest_links (and the figures
+/// drawn from it) can name it: "nic" (a machine's network interface), "intra_host" (between a
+/// worker and its machine's NIC: NVLink or PCIe, the scenario's `intra_host`), "loopback"
+/// (a co-located server's), "rack_uplink". Links SimGrid builds itself (fabrics) have none.
+inline constexpr const char* kLinkKindProperty = "pstwin_kind";
+
+/// Sets kLinkKindProperty to `kind` on both directions of `link` (the meter sees the two halves,
+/// not the split-duplex link). Called by the topology builders (sim/topology_*.cc).
+void mark_link_kind(simgrid::s4u::SplitDuplexLink* link, const char* kind);
 
 /// Integrates every link's usage (Link::get_usage, bytes per second, SimGrid's solution of the
 /// network's sharing) over simulated time: after each step of the clock (Engine::on_time_advance)
@@ -45,8 +56,11 @@ class LinkLoadMeter {
   /// divided by the link's bandwidth, in [0, 1]. Links never used are left out. Throws
   /// std::runtime_error naming `path` when it cannot be written.
   void write_csv(const std::string& path, double end_s) const;
-  /// The `k` links that carried the most bytes, busiest first: [{"link", "bandwidth_Bps",
-  /// "bytes", "mean_utilisation" (over [0, end_s]), "peak_utilisation" (its busiest window)}].
+  /// The `k` most utilised links, busiest first: [{"link", "kind" (kLinkKindProperty, only when
+  /// set), "bandwidth_Bps", "bytes", "mean_utilisation" (bytes / (end_s x bandwidth), over
+  /// [0, end_s]), "peak_utilisation" (its busiest window)}], ranked by mean_utilisation, ties by
+  /// bytes. Not by bytes alone: a fast link carrying many bytes (NVLink inside a hybrid machine,
+  /// 1.5% used) would hide a slow one near its capacity (the server NICs, 26.5%).
   nlohmann::json busiest(std::size_t k, double end_s) const;
 
   /// The first windows' width in simulated seconds.
@@ -59,6 +73,7 @@ class LinkLoadMeter {
 
   std::vector<simgrid::s4u::Link*> links_;
   std::vector<std::string> names_;
+  std::vector<std::string> kinds_;  // kLinkKindProperty per link, "" when unset
   std::vector<double> bandwidth_Bps_;
   std::vector<std::vector<double>> bytes_;  // [link][window]
   double window_s_ = kFirstWindow_s;

@@ -16,7 +16,11 @@ MachinePlan plan_machines(const ClusterSection& cluster, const JobLayout& layout
     if (colocated && h < layout.servers) m.nodes.push_back(layout.server(h));
     if (m.shared()) {
       m.name = "machine-" + std::to_string(h);
-      for (NodeId n : m.nodes) m.local.push_back(layout.is_worker(n) && k > 1 ? *cluster.intra_host : loopback);
+      for (NodeId n : m.nodes) {
+        const bool intra = layout.is_worker(n) && k > 1;
+        m.local.push_back(intra ? *cluster.intra_host : loopback);
+        m.local_kind.push_back(intra ? "intra_host" : "loopback");
+      }
     } else {
       m.name = host_name(layout, m.nodes.front());
     }
@@ -25,8 +29,8 @@ MachinePlan plan_machines(const ClusterSection& cluster, const JobLayout& layout
   if (!colocated)
     for (std::uint32_t i = 0; i < layout.servers; ++i)
       plan.servers.push_back(
-          {host_name(layout, layout.server(i)), {layout.server(i)}, cluster.server_spec(i).link, {}});
-  plan.scheduler = {"scheduler", {JobLayout::scheduler()}, cluster.server.link, {}};
+          {host_name(layout, layout.server(i)), {layout.server(i)}, cluster.server_spec(i).link, {}, {}});
+  plan.scheduler = {"scheduler", {JobLayout::scheduler()}, cluster.server.link, {}, {}};
   return plan;
 }
 

@@ -21,6 +21,9 @@ struct Machine {
   /// workers of a shared machine, the loopback for a co-located server (and for the lone worker
   /// beside it). Empty when the machine holds one node.
   std::vector<LinkSpec> local;
+  /// Per node, what its local link is, as link_load.h's kLinkKindProperty names it:
+  /// "intra_host" or "loopback".
+  std::vector<const char*> local_kind;
   bool shared() const { return nodes.size() > 1; }
 };
 

@@ -1,4 +1,5 @@
 // One machine of the platform: a bare host, or a star zone of the hosts that share its NIC.
+#include "sim/link_load.h"
 #include "sim/platform.h"
 #include "sim/topology_builders.h"
 
@@ -9,8 +10,11 @@ namespace {
 
 double node_speed(const Build& b, NodeId n) { return node_device(b.cluster, b.layout, n).peak_flops; }
 
-sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, const LinkSpec& spec) {
-  return zone->create_split_duplex_link(name, spec.bandwidth_Bps)->set_latency(spec.latency_s);
+// A split-duplex link marked with what it is (link_load.h: busiest_links names it so).
+sg4::Link* split_duplex(sg4::NetZone* zone, const std::string& name, const LinkSpec& spec, const char* kind) {
+  sg4::SplitDuplexLink* link = zone->create_split_duplex_link(name, spec.bandwidth_Bps);
+  mark_link_kind(link, kind);
+  return link->set_latency(spec.latency_s);
 }
 
 }  // namespace
@@ -32,14 +36,14 @@ Leaf add_machine(sg4::NetZone* parent, const Machine& m, bool nic_inside, bool a
     b.hosts[n] = host;
     if (m.shared())
       zone->add_route(host->get_netpoint(), nullptr, nullptr, nullptr,
-                      {{split_duplex(zone, "link-" + name, m.local[i]), sg4::LinkInRoute::Direction::UP}}, true);
+                      {{split_duplex(zone, "link-" + name, m.local[i], m.local_kind[i]), sg4::LinkInRoute::Direction::UP}}, true);
   }
   if (nic_inside) {
     // In a star zone a route is the source's links up, then the destination's links down; the
     // gateway's "down" links are what leaves the machine, so its NIC goes in reversed: outgoing
     // traffic takes the NIC's UP half, incoming traffic its DOWN half.
     zone->add_route(gateway, nullptr, nullptr, nullptr,
-                    {{split_duplex(zone, "link-" + m.name, m.nic), sg4::LinkInRoute::Direction::DOWN}}, true);
+                    {{split_duplex(zone, "link-" + m.name, m.nic, "nic"), sg4::LinkInRoute::Direction::DOWN}}, true);
   }
   zone->seal();
   return {zone->get_netpoint(), gateway};
@@ -47,7 +51,9 @@ Leaf add_machine(sg4::NetZone* parent, const Machine& m, bool nic_inside, bool a
 
 void add_machine_to_star(sg4::NetZone* star, const Machine& m, bool as_zone, const Build& b) {
   const Leaf leaf = add_machine(star, m, false, as_zone, b);
-  sg4::Link* nic = star->create_split_duplex_link("link-" + m.name, m.nic.bandwidth_Bps)->set_latency(m.nic.latency_s);
+  sg4::SplitDuplexLink* nic_link = star->create_split_duplex_link("link-" + m.name, m.nic.bandwidth_Bps);
+  mark_link_kind(nic_link, "nic");
+  sg4::Link* nic = nic_link->set_latency(m.nic.latency_s);
   star->add_route(leaf.netpoint, nullptr, leaf.gateway, nullptr, {{nic, sg4::LinkInRoute::Direction::UP}}, true);
 }
 

@@ -1,4 +1,5 @@
 // "racks": machines in racks behind a top-of-rack switch, racks joined by a core switch.
+#include "sim/link_load.h"
 #include "sim/topology_builders.h"
 
 namespace sg4 = simgrid::s4u;
@@ -48,8 +49,9 @@ void build_racks(const MachinePlan& plan, const Build& b) {
     rack->add_route(tor_zone->get_netpoint(), nullptr, tor, nullptr, {}, true);
     for (const Machine* m : racks[r]) add_machine_to_star(rack, *m, true, b);
     rack->seal();
-    sg4::Link* uplink =
-        core->create_split_duplex_link("uplink-" + name, t.uplink.bandwidth_Bps)->set_latency(t.uplink.latency_s);
+    sg4::SplitDuplexLink* uplink_link = core->create_split_duplex_link("uplink-" + name, t.uplink.bandwidth_Bps);
+    mark_link_kind(uplink_link, "rack_uplink");
+    sg4::Link* uplink = uplink_link->set_latency(t.uplink.latency_s);
     core->add_route(rack->get_netpoint(), nullptr, tor, nullptr, {{uplink, sg4::LinkInRoute::Direction::UP}}, true);
   }
   core->seal();

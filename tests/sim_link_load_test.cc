@@ -2,6 +2,8 @@
 // a known scenario saturates.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <sstream>
 
 #include "tests/sim_test_support.h"
@@ -51,6 +53,51 @@ TEST(LinkLoad, TheOneServersNicIsTheBusiestLinkOfAStar) {
     EXPECT_LE(u, 1.0 + 1e-9) << line;
   }
   EXPECT_GT(rows, 0);
+}
+
+TEST(LinkLoad, HybridMachinesRankTheServerNicsAboveTheBusierNvlinks) {
+  // Two machines of 4 workers each (NVLink 4 inside, 10 Gbit/s NICs), hybrid sync: the workers
+  // of a machine reduce over NVLink, which carries more bytes than any NIC but at a small share
+  // of its 900 GB/s; the servers' NICs, each crossed by both machines' pushes and pulls, are the
+  // most used. Ranked by bytes (as before), the NVLink links came first and hid them.
+  auto s = synthetic_scenario(1e6, 1e9);
+  s["cluster"]["workers"] = 8;
+  s["cluster"]["workers_per_host"] = 4;
+  s["cluster"]["intra_host"] = "nvlink4";
+  s["consistency"] = nlohmann::json::parse(R"([{"mode": "bsp", "sync": "hybrid", "name": "hybrid"}])");
+  const std::string out = simulate(fresh_dir(), s);
+  const auto summary = read_json(out + "/hybrid/summary.json");
+  const auto& busiest = summary.at("busiest_links");
+  ASSERT_EQ(busiest.size(), 5u) << summary.dump(2);
+  for (std::size_t i = 0; i < busiest.size(); ++i) {
+    // Every link of this platform says what it is: the meter takes it from the platform.
+    EXPECT_EQ(busiest[i].value("kind", ""), "nic") << busiest.dump(2);
+    if (i > 0) {
+      EXPECT_GE(busiest[i - 1]["mean_utilisation"].get<double>(), busiest[i]["mean_utilisation"].get<double>())
+          << busiest.dump(2);
+    }
+  }
+  EXPECT_EQ(busiest[0]["link"].get<std::string>().rfind("link-server-", 0), 0u) << busiest.dump(2);
+  // An NVLink link carried more bytes than the most utilised NIC (bytes from link_load.csv:
+  // utilisation x window x bandwidth), so ranking by bytes would have put it first.
+  std::istringstream csv(read_file(out + "/hybrid/link_load.csv"));
+  std::string line;
+  std::getline(csv, line);  // header: link,bandwidth_Bps,start_s,end_s,utilisation
+  std::map<std::string, double> bytes;
+  while (std::getline(csv, line)) {
+    std::istringstream fields(line);
+    std::string link, bandwidth, start, end, utilisation;
+    std::getline(fields, link, ',');
+    std::getline(fields, bandwidth, ',');
+    std::getline(fields, start, ',');
+    std::getline(fields, end, ',');
+    std::getline(fields, utilisation, ',');
+    bytes[link] += std::stod(utilisation) * (std::stod(end) - std::stod(start)) * std::stod(bandwidth);
+  }
+  double nvlink_max = 0;
+  for (const auto& [link, b] : bytes)
+    if (link.rfind("link-worker-", 0) == 0) nvlink_max = std::max(nvlink_max, b);
+  EXPECT_GT(nvlink_max, 1.2 * busiest[0]["bytes"].get<double>()) << busiest.dump(2);
 }
 
 }  // namespace
