@@ -43,6 +43,14 @@ std::string join_quoted(std::initializer_list<std::string_view> items) {
   return out;
 }
 
+// An integral double as its digits, up to 1e21 (beyond, its exponent form is the clearer).
+std::string integer_text(double d) {
+  if (!(std::fabs(d) < 1e21)) return json(d).dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", d);
+  return buf;
+}
+
 }  // namespace
 
 std::string format_number(double x) {
@@ -101,9 +109,10 @@ std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min
     const double d = v.get<double>();
     if (!(d >= 0.0) || d != std::floor(d)) fail();
     // An integer written beyond 2^64 - 1 is read as a float too: too large, however written.
+    // Echoed as an integer, as it was most likely written (2^64, not 1.8446744073709552e+19).
     if (d >= 18446744073709551616.0 || d > static_cast<double>(max))
-      throw ScenarioError(ptr, "expected " + expected + " <= " + std::to_string(max) + ", got " + describe(v) +
-                                   ": too large");
+      throw ScenarioError(ptr, "expected " + expected + " <= " + std::to_string(max) + ", got " +
+                                   integer_text(d) + ": too large");
     // Above 2^53 a double skips integers: "9007199254740993.0" reads as ...992.
     if (d > kMaxExactInteger)
       throw ScenarioError(ptr, "expected " + expected + " written without a fraction or exponent: " + describe(v) +
