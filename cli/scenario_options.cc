@@ -108,7 +108,7 @@ std::string scenario_error_line(const po::variables_map& vm, const ScenarioError
     for (std::size_t at = 0; (at = what.find("--set '", at)) != std::string::npos; at += set_flag.size() + 2)
       what.replace(at, 7, set_flag + "='");
   return "pstwin: invalid scenario " + vm["scenario"].as<std::string>() + from_variable(scenario_flag) + ": " + what +
-         override_note(overrides_of(sets, set_flag), e.pointer());
+         override_note(overrides_of(sets, set_flag), e.pointer(), e.what());
 }
 
 std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const std::string& set_flag,

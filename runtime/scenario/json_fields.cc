@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/edit_distance.h"
 #include "runtime/errors.h"
 
 namespace pstwin::scenario_json {
@@ -220,7 +221,8 @@ Object::Object(const json& v, std::string ptr, std::span<const std::string_view>
     if (known) continue;
     std::string list;
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    throw ScenarioError(child_pointer(ptr_, key), "unknown key \"" + key + "\"; allowed keys: " + list);
+    throw ScenarioError(child_pointer(ptr_, key),
+                        "unknown key \"" + key + "\"" + did_you_mean(key, allowed) + "; allowed keys: " + list);
   }
 }
 
