@@ -43,7 +43,7 @@ std::vector<ScenarioOverride> overrides_of(const std::vector<std::string>& sets,
 }
 
 std::string override_note(const std::vector<ScenarioOverride>& overrides, const std::string& pointer,
-                          const std::string& message) {
+                          const std::string& message, const ErrorWithout& error_without) {
   if (overrides.empty()) return "";
   // An error inside an included file is the include's, whatever its pointer in the merged
   // cluster: blame the override that named the file, never one that happens to sit above it.
@@ -53,10 +53,14 @@ std::string override_note(const std::vector<ScenarioOverride>& overrides, const 
     return " (the value of " + shown(*o) + ")" + hint;
   if (included) return "";  // the file's own include: the message names the file
   // A clash the overrides made (1000 workers, each with too few rows for the file's batch): the
-  // error is at another pointer, so say which overrides were in effect.
+  // error is at another pointer. Tried without each override in turn where that can be done.
   std::string list;
-  for (const ScenarioOverride& o : overrides) list += (list.empty() ? "" : ", ") + shown(o);
-  return " (with " + list + " in effect)" + hint;
+  for (std::size_t i = 0; i < overrides.size(); ++i)
+    if (!error_without || error_without(i) != message) list += (list.empty() ? "" : ", ") + shown(overrides[i]);
+  if (!error_without) return " (with " + list + " in effect)" + hint;
+  if (list.empty()) return hint;  // the file's own error
+  return " (a clash made by " + list + ": without " + (list.find(", ") == std::string::npos ? "it" : "any one of them") +
+         " this error does not arise)" + hint;
 }
 
 }  // namespace pstwin::cli

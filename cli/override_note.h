@@ -3,6 +3,7 @@
 // errors carry, so the user looks where the value is.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,13 +24,17 @@ std::vector<ScenarioOverride> overrides_of(const std::vector<std::string>& sets,
 ///   when `pointer` is at or under an override's pointer (the last such override, as the last
 ///   one applied wins). An error in an included file ("in the included file ...") is blamed on
 ///   the override of /cluster/include (or above it), else on nothing: the message names the file.
-/// - " (with --set /cluster/workers=1e3 in effect)", every override, when none is at the
-///   pointer: the error may be a clash an override made elsewhere (a batch larger than the
-///   partitions of 1000 workers).
+/// - when none is at the pointer, the error may be a clash an override made elsewhere (a batch
+///   larger than the partitions of 1000 workers). With `error_without` (the scenario's error,
+///   "" when valid, with every override but the one given), the overrides without which the
+///   error is not the same are named: " (a clash made by --set /cluster/workers=1e3: without it
+///   this error does not arise)"; none, "" (the file's own error). Without it, every override is
+///   listed: " (with --set /cluster/workers=1e3 in effect)".
 /// - followed by "; to replace the file's iterations, add --set /training/iterations=null" when
 ///   the error is "give iterations or epochs, not both" and an override set one of the two.
 /// "" without overrides.
+using ErrorWithout = std::function<std::string(std::size_t left_out)>;
 std::string override_note(const std::vector<ScenarioOverride>& overrides, const std::string& pointer,
-                          const std::string& message = "");
+                          const std::string& message = "", const ErrorWithout& error_without = nullptr);
 
 }  // namespace pstwin::cli

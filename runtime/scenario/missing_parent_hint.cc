@@ -121,7 +121,7 @@ std::string missing_element_hint(const nlohmann::json& doc, const nlohmann::json
 
 /// An override that names an element of the list at `list` by a key (tokens[k],
 /// "/consistency/x/mode"): a list's elements are named by index. Suggests the element whose
-/// "name" is that key, else the first, and says the range.
+/// "name" (or, unnamed, whose "mode") is that key, else the first, and says the range.
 std::string list_key_hint(const nlohmann::json& elements, const nlohmann::json::json_pointer& list,
                           const std::vector<std::string>& tokens, std::size_t k, const nlohmann::json& value,
                           OverrideForm form) {
@@ -134,7 +134,9 @@ std::string list_key_hint(const nlohmann::json& elements, const nlohmann::json::
   if (elements.empty()) return text + ", and it is empty";
   std::size_t index = 0;
   for (std::size_t i = 0; i < elements.size(); ++i)
-    if (elements[i].is_object() && elements[i].contains("name") && elements[i]["name"] == tokens[k]) index = i;
+    if (elements[i].is_object() && (elements[i].contains("name") ? elements[i]["name"] == tokens[k]
+                                                                  : elements[i].value("mode", nlohmann::json()) == tokens[k]))
+      index = i;
   nlohmann::json::json_pointer meant(list);
   meant /= std::to_string(index);
   for (std::size_t i = k + 1; i < tokens.size(); ++i) meant /= tokens[i];
