@@ -95,7 +95,8 @@ TEST(OverrideMessages, ASectionOrKeyAScenarioCannotHaveIsNamedWithTheOnesItCan) 
   EXPECT_EQ(load_error(path, {"/simulation/nic_windw=4"}),
             "/simulation/nic_windw: cannot set: the parent /simulation does not exist: the scenario has no /simulation "
             "section; adding it with the key inside (--set '/simulation={\"nic_windw\":4}') is refused too: "
-            "/simulation/nic_windw: unknown key \"nic_windw\"; allowed keys: cfg, nic_window, nic_send_window, "
+            "/simulation/nic_windw: unknown key \"nic_windw\" (did you mean \"nic_window\"?); allowed keys: cfg, "
+            "nic_window, nic_send_window, "
             "nic_send_part");
   // In a variant's "set", the same, as a "set" entry.
   nlohmann::json v = nlohmann::json::parse(kScenario);

@@ -273,7 +273,8 @@ TEST(Scenario, MessagesSayWhatWasExpectedAndGot) {
   d = full_scenario();
   d["cluster"]["wrokers"] = 8;
   EXPECT_EQ(error_message(d),
-            "/cluster/wrokers: unknown key \"wrokers\"; allowed keys: workers, servers, worker, server, "
+            "/cluster/wrokers: unknown key \"wrokers\" (did you mean \"workers\"?); allowed keys: workers, servers, "
+            "worker, server, "
             "workers_per_host, intra_host, topology, server_placement, overrides, cpu, include, calibrated");
 
   d = full_scenario();
