@@ -39,9 +39,9 @@ std::optional<Message> HostChain::take_early() {
 std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t clock) {
   const NodeId previous = spec_.layout.worker(worker_ - 1);
   const double since = env_.now();
+  double deadline = stall_deadline(env_, since, spec_.stall_timeout_s);
   for (;;) {
-    // The previous worker computing for hours is not a stall.
-    const double wait = stall_deadline(env_, since, spec_.stall_timeout_s) - env_.now();
+    const double wait = deadline - env_.now();
     // A partial sum that came before this worker's start (keep_early) is taken first, in order.
     std::optional<Message> m;
     for (auto it = early_.begin(); it != early_.end(); ++it)
@@ -51,7 +51,14 @@ std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t cl
         break;
       }
     if (!m && wait > 0) m = env_.recv(wait);
-    if (!m && stall_deadline(env_, since, spec_.stall_timeout_s) > env_.now()) continue;
+    // The previous worker computing for hours is not a stall: its compute moved the deadline.
+    if (!m) {
+      const double later = stall_deadline(env_, since, spec_.stall_timeout_s);
+      if (later > deadline) {
+        deadline = later;
+        continue;
+      }
+    }
     if (!m)
       throw std::runtime_error("worker " + std::to_string(worker_) + ": no partial sum of key range " +
                                std::to_string(r) + " for clock " + std::to_string(clock) + " from worker " +

@@ -18,13 +18,19 @@ inline double stall_deadline(const Env& env, double quiet_since_s, double stall_
 }
 
 /// The next message for env's node, or nullopt once stall_deadline (counted from now) has
-/// passed with nothing received: a watchdog's receive. Throws what env.recv throws.
+/// passed with nothing received: a watchdog's receive. It waits again only when a compute moved
+/// the deadline meanwhile: an environment whose recv returns nothing early (a closed in-process
+/// job ending its roles) ends the wait as it did. Throws what env.recv throws.
 inline std::optional<Message> recv_unless_stalled(Env& env, double stall_timeout_s) {
   const double since = env.now();
+  double deadline = stall_deadline(env, since, stall_timeout_s);
   for (;;) {
-    const double wait = stall_deadline(env, since, stall_timeout_s) - env.now();
+    const double wait = deadline - env.now();
     if (wait <= 0) return std::nullopt;
     if (auto m = env.recv(wait)) return m;
+    const double later = stall_deadline(env, since, stall_timeout_s);
+    if (later <= deadline) return std::nullopt;
+    deadline = later;
   }
 }
 

@@ -37,17 +37,25 @@ std::optional<Message> Worker::receive() {
   if (chain_)
     if (auto early = chain_->take_early()) return early;
   const double since = env_.now();
+  double deadline = stall_deadline(env_, since, spec_.stall_timeout_s);
   // A safety net, not the failover path (a new membership triggers the resends): it covers an
   // answer lost on its way (sent to a restarted node's old address). It waits four detection
   // timeouts, and twice as long after each resend, so slow barriers are not flooded with copies.
   double patience = 4 * spec_.fault.heartbeat_timeout_s;
   for (;;) {
-    // Another worker's long compute (a straggler at a barrier) is not a stall.
-    double wait = stall_deadline(env_, since, spec_.stall_timeout_s) - env_.now();
+    double wait = deadline - env_.now();
     if (spec_.fault.enabled) wait = std::min(wait, patience);
     if (wait <= 0) return std::nullopt;
     if (auto m = env_.recv(wait)) return m;
-    if (!spec_.fault.enabled) continue;  // the deadline may have moved; the loop's head decides
+    // Another worker's long compute (a straggler at a barrier) is not a stall: it moves the
+    // deadline, and only then is it worth waiting again without fault tolerance.
+    const double later = stall_deadline(env_, since, spec_.stall_timeout_s);
+    const bool moved = later > deadline;
+    deadline = std::max(deadline, later);
+    if (!spec_.fault.enabled) {
+      if (!moved) return std::nullopt;
+      continue;
+    }
     patience *= 2;
     router_.resend_all();
   }
