@@ -38,7 +38,7 @@ constexpr const char* kUsage =
     "--transport (default zmq-curve, launch's default), the device fitted to timed runs of the\n"
     "kernels of the scenarios' models (without a scenario: the shipped models on synthetic\n"
     "data), and the cores. Every raw measurement goes to calibration.csv beside --out.\n"
-    "About a minute; --quick about 15 s, with smaller messages and shorter kernel runs.";
+    "About 40 s; --quick a few seconds, with messages up to 10 MB and shorter kernel runs.";
 
 /// The sweep and run lengths of one mode.
 struct Plan {
@@ -157,7 +157,7 @@ int calibrate_command(const std::vector<std::string>& args) {
       "measured yet)")(
       "device", po::value<std::string>()->default_value("cpu"), "the kernels' device: cpu or cuda")(
       "hostfile", po::value<std::string>(), "refused: measuring between the machines of a hostfile is not built yet")(
-      "quick", po::bool_switch(), "a shorter run (about 15 s)");
+      "quick", po::bool_switch(), "a shorter run (a few seconds)");
   po::positional_options_description pos;
   pos.add("scenario", -1);
   int code = 0;
