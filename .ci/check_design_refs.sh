@@ -2,7 +2,9 @@
 # Checks that every citation of the design document in the source tree resolves:
 #   a quoted section    (DESIGN.md, "Protocol")  must be a heading of docs/DESIGN.md;
 #   a rule number       (DESIGN.md, rule 1; DESIGN.md rule 2; DESIGN.md, rules 1 and 2)
-#                       must be an item of the numbered list under its "Rules" heading.
+#                       must be an item of the numbered list under its "Rules" heading;
+#   a README section    (README, "Outputs"; README.md, "Commands") must be a heading of the
+#                       top-level README.md (analysis/README.md's are not checked).
 # A citation may wrap onto the next comment line. Files searched: *.h *.cc *.cu *.cuh *.txt
 # *.sh *.py *.md, outside build*/ and .git/. Prints each unresolved citation as file:line and
 # exits 1 if there is any; exits 2 when docs/DESIGN.md is missing.
@@ -51,7 +53,21 @@ with open(design, encoding="utf-8") as f:
             if item:
                 rules.add(int(item.group(1)))
 
+# The top-level README's headings (its code blocks are indented, not fenced).
+readme = os.path.join(root, "README.md")
+readme_headings = set()
+if os.path.isfile(readme):
+    with open(readme, encoding="utf-8") as f:
+        for line in f:
+            m = re.match(r"^(#{1,6})\s+(.*?)\s*#*\s*$", line)
+            if m:
+                readme_headings.add(norm(m.group(2)))
+
 CITE = re.compile(r"DESIGN\.md")
+# README or README.md, not analysis/README.md; its section after a comma or a space (so that
+# code naming the file, "README.md", readme..., is no citation).
+README_CITE = re.compile(r"(?<![/\w.])README(?:\.md)?")
+README_SECTION = re.compile(r'^(?:,\s*|\s+)(?:section\s+)?"([^"]*)"')
 SECTION = re.compile(r'^,?\s*(?:section\s+)?"([^"]*)"')
 RULES = re.compile(r"^,?\s*rules?\s+(\d+(?:\s*(?:,|and|&|-|to)\s*\d+)*)")
 COMMENT = re.compile(r"^\s*(?:///|//!|//|#|\*|--|;)?\s?")
@@ -100,6 +116,13 @@ for dirpath, dirnames, filenames in os.walk(root):
             continue
         rel = os.path.relpath(path, root)
         for i, line in enumerate(lines):
+            for m in README_CITE.finditer(line):
+                section = README_SECTION.match(citation_text(lines, i, m.end()))
+                if section and readme_headings:
+                    checked += 1
+                    title = norm(section.group(1))
+                    if title not in readme_headings:
+                        unresolved.append(f'{rel}:{i + 1}: README, "{title}": no such heading in README.md')
             for m in CITE.finditer(line):
                 text = citation_text(lines, i, m.end())
                 section = SECTION.match(text)
@@ -126,5 +149,5 @@ if unresolved:
     print(f"check_design_refs: {len(unresolved)} of {checked} citations do not resolve",
           file=sys.stderr)
     sys.exit(1)
-print(f"check_design_refs: all {checked} citations resolve")
+print(f"check_design_refs: all {checked} citations (DESIGN.md and README) resolve")
 PY

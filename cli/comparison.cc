@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -136,6 +137,19 @@ void print_comparison_table(std::ostream& out, const std::vector<nlohmann::json>
   }
 }
 
+std::string outputs_text(const std::string& out, const std::vector<std::string>& names) {
+  std::string files = "comparison.csv, <variant>/metrics.csv, summary.json, events.jsonl";
+  // Written only by some runs (a trace always but where it failed early; link loads with
+  // output.link_load): named when any variant has one, so the line lists what is there.
+  for (const char* optional : {"trace.json", "link_load.csv"})
+    for (const std::string& name : names)
+      if (std::filesystem::is_regular_file(std::filesystem::path(out) / name / optional)) {
+        files += std::string(", ") + optional;
+        break;
+      }
+  return out + "/ (" + files + ")";
+}
+
 int report_comparison(const Scenario& scenario, const std::string& out,
                       const std::vector<std::string>& names, const std::vector<int>& exit_codes) {
   std::vector<nlohmann::json> summaries;
@@ -169,8 +183,7 @@ int report_comparison(const Scenario& scenario, const std::string& out,
     std::cout << ", target test metric " << *scenario.training.target_metric;
   std::cout << "\n\n";
   print_comparison_table(std::cout, summaries);
-  std::cout << "\noutputs: " << out << "/ (comparison.csv, <variant>/metrics.csv, summary.json, "
-            << "events.jsonl)\n";
+  std::cout << "\noutputs: " << outputs_text(out, names) << "\n";
   for (const auto& s : summaries)
     if (s.value("diverged", false))
       std::cout << "note: " << s.value("variant", "?") << ": " << s.value("reason", "") << "\n";

@@ -26,6 +26,11 @@ void write_comparison_csv(const std::string& path, const std::vector<nlohmann::j
 int report_comparison(const Scenario& scenario, const std::string& out,
                       const std::vector<std::string>& names, const std::vector<int>& exit_codes);
 
+/// What the "outputs:" line after a run names: "OUT/ (comparison.csv, <variant>/metrics.csv,
+/// summary.json, events.jsonl" then trace.json and link_load.csv when any of the variants
+/// `names` has one in OUT/<variant>/, then ")". Reads only whether those files exist.
+std::string outputs_text(const std::string& out, const std::vector<std::string>& names);
+
 /// Prints an aligned table of the same figures; "-" for figures that are null (e.g. a target
 /// not reached), run_status_text in the status column ("stopped (SIGINT) at 62%"). The metric
 /// column reads "final test accuracy" when no run was stopped, "last test accuracy" when some

@@ -44,6 +44,7 @@ constexpr const char* kUsage =
     "                     [--hostfile FILE [--ssh-command CMD] [--scheduler-host HOST] [--port P]]\n"
     "                     [--insecure | --key-file FILE] [--device auto|cpu|cuda] [--resume DIR]\n"
     "                     [--connect-timeout S] [--stall-timeout S] [--metrics-address HOST:PORT|none]\n"
+    "                     [--quiet]\n"
     "Runs every variant of the scenario for real, one after another: the scheduler,\n"
     "servers and workers as local processes talking ZeroMQ over TCP (default), as threads of this\n"
     "process (--transport inproc), or on the machines of a hostfile over ssh. --transport ucx\n"
@@ -74,7 +75,8 @@ int launch_command(const std::vector<std::string>& args) {
        "zmq: the scheduler serves live Prometheus metrics at HOST:PORT (port 0: any free one; none: off)")
       ("connect-timeout", po::value<double>()->default_value(30.0), "seconds the scheduler waits for the next node to register (nodes register as they start, before reading data)")
       ("stall-timeout", po::value<double>()->default_value(300.0), "seconds a role may wait for anything")
-      ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder");
+      ("resume", po::value<std::string>(), "continue from the newest complete checkpoint of an earlier run's output folder")
+      ("quiet,q", "no progress lines (the line per variant started, the live metrics' address)");
   add_device_option(desc, "default: the scenario's training.device, else cpu");
   int code = 0;
   auto vm = parse_args(args, desc, pos, kUsage, code);
@@ -124,6 +126,7 @@ int launch_command(const std::vector<std::string>& args) {
   }
   if (vm->count("set")) s.sets = (*vm)["set"].as<std::vector<std::string>>();
   s.insecure = vm->count("insecure") > 0;
+  s.quiet = vm->count("quiet") > 0;
   s.ucx = transport == "ucx";
   if (vm->count("key-file")) s.key_file = fs::absolute((*vm)["key-file"].as<std::string>()).string();
   const auto connect_timeout_s = seconds_flag(*vm, "connect-timeout", "launch");
@@ -288,8 +291,9 @@ int launch_command(const std::vector<std::string>& args) {
       std::cerr << "pstwin launch: cannot create " << dir << ": " << ec.message() << "\n";
       return 2;
     }
-    std::cerr << "launch: " << variant.name << " (" << transport << ", " << count_text(run.cluster.servers, "server")
-              << ", " << count_text(run.cluster.workers, "worker") << ")\n";
+    if (!s.quiet)
+      std::cerr << "launch: " << variant.name << " (" << transport << ", " << count_text(run.cluster.servers, "server")
+                << ", " << count_text(run.cluster.workers, "worker") << ")\n";
     int status = 0;
     try {
       if (transport == "inproc")

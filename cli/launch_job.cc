@@ -104,7 +104,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
   }
   // Its scheduler runs --quiet: the live metrics' URL (written before the endpoint) is said here.
   if (std::ifstream url_file(dir + "/metrics.url"); url_file)
-    if (std::string url; std::getline(url_file, url) && !url.empty())
+    if (std::string url; !s.quiet && std::getline(url_file, url) && !url.empty())
       std::cerr << "launch: live metrics at " << url << "\n";
   if (remote) {
     const std::string host = s.scheduler_host.empty() ? [] {

@@ -29,6 +29,7 @@ struct LaunchSettings {
   std::string device = "cpu";  // what every node computes with: resolved here unless remote
   std::string resume;          // an earlier run's output folder; empty: start afresh
   std::string metrics_address = net::kDefaultMetricsAddress;  // the schedulers'; "none": off
+  bool quiet = false;  // --quiet: no line per variant started, no live metrics' address
   /// Set by a signal to the launcher, which relayed it to the nodes already (null: none).
   const net::StopRequest* stop = nullptr;
 };

@@ -433,7 +433,7 @@ int node_command(const std::vector<std::string>& args) {
               << override_note(overrides_of(vm->count("set") ? (*vm)["set"].as<std::vector<std::string>>()
                                                              : std::vector<std::string>(),
                                             source("set")),
-                               e.pointer())
+                               e.pointer(), e.what())
               << "\n";
     print_final_table(options, *variant);
     return 2;

@@ -118,7 +118,21 @@ std::optional<RunChecks> check_runs_or_report(const boost::program_options::vari
   } catch (const RunDataError& e) {
     std::cerr << error_prefix() << e.what() << "\n";
   } catch (const ScenarioError& e) {
-    std::cerr << scenario_error_line(vm, e) << "\n";
+    // A clash a --set made here (more workers than the data has batches for) is told by reading
+    // the scenario again without each --set in turn, its data from the cache.
+    std::vector<std::string> sets;
+    if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
+    const ErrorWithout error_without = [&](std::size_t left_out) -> std::string {
+      std::vector<std::string> fewer = sets;
+      fewer.erase(fewer.begin() + static_cast<long>(left_out));
+      try {
+        (void)check_runs(load_scenario(vm["scenario"].as<std::string>(), fewer), read_whole, cache);
+      } catch (const std::exception& again) {
+        return again.what();
+      }
+      return "";
+    };
+    std::cerr << scenario_error_line(vm, e, "--set", "", error_without) << "\n";
   }
   return std::nullopt;
 }

@@ -99,7 +99,7 @@ std::optional<po::variables_map> parse_args(const std::vector<std::string>& args
 }
 
 std::string scenario_error_line(const po::variables_map& vm, const ScenarioError& e, const std::string& set_flag,
-                                const std::string& scenario_flag) {
+                                const std::string& scenario_flag, const ErrorWithout& error_without) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
   std::string what = e.what();
@@ -109,22 +109,36 @@ std::string scenario_error_line(const po::variables_map& vm, const ScenarioError
     for (std::size_t at = 0; (at = what.find("--set '", at)) != std::string::npos; at += set_flag.size() + 2)
       what.replace(at, 7, set_flag + "='");
   return error_prefix() + "invalid scenario " + vm["scenario"].as<std::string>() + from_variable(scenario_flag) + ": " + what +
-         override_note(overrides_of(sets, set_flag), e.pointer());
+         override_note(overrides_of(sets, set_flag), e.pointer(), e.what(), error_without);
 }
 
 std::optional<Scenario> load_scenario_from(const po::variables_map& vm, const std::string& set_flag,
                                            const std::string& scenario_flag) {
   std::vector<std::string> sets;
   if (vm.count("set")) sets = vm["set"].as<std::vector<std::string>>();
-  try {
-    Scenario scenario = load_scenario(vm["scenario"].as<std::string>(), sets);
+  const auto load = [&](const std::vector<std::string>& given) {
+    Scenario scenario = load_scenario(vm["scenario"].as<std::string>(), given);
     // A synthetic model's size is the scenario's own: every command checks it against the wire
     // and the servers before anything starts, and every run's target. A real model's size comes
     // from its data (check_runs_or_report, cli/run_checks.h).
     check_runs_fit_their_models(scenario, synthetic_model_keys);
     return scenario;
+  };
+  try {
+    return load(sets);
   } catch (const ScenarioError& e) {
-    std::cerr << scenario_error_line(vm, e, set_flag, scenario_flag) << "\n";
+    // Read again without each --set in turn: those without which the error differs made it.
+    const ErrorWithout error_without = [&](std::size_t left_out) -> std::string {
+      std::vector<std::string> fewer = sets;
+      fewer.erase(fewer.begin() + static_cast<long>(left_out));
+      try {
+        (void)load(fewer);
+      } catch (const std::exception& again) {
+        return again.what();
+      }
+      return "";
+    };
+    std::cerr << scenario_error_line(vm, e, set_flag, scenario_flag, error_without) << "\n";
     return std::nullopt;
   }
 }

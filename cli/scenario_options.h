@@ -8,6 +8,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "cli/override_note.h"
 #include "runtime/errors.h"
 #include "runtime/job_setup.h"
 #include "runtime/scenario/scenario.h"
@@ -39,8 +40,11 @@ std::optional<boost::program_options::variables_map> parse_args(
 /// instead of --set ("PSTWIN_SET", for a node that read them from its environment: flag_source),
 /// and `scenario_flag` where the file's name did (" (from PSTWIN_SCENARIO)" after it when a
 /// variable: from_variable).
+/// With `error_without`, an error no --set pointer covers names the --set values that made it
+/// (override_note).
 std::string scenario_error_line(const boost::program_options::variables_map& vm, const ScenarioError& e,
-                                const std::string& set_flag = "--set", const std::string& scenario_flag = "");
+                                const std::string& set_flag = "--set", const std::string& scenario_flag = "",
+                                const ErrorWithout& error_without = nullptr);
 
 /// Loads the scenario named by the parsed options and checks each run of a synthetic model
 /// against its size, and each run's target (check_runs_fit_their_models), printing a

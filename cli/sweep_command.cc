@@ -33,7 +33,7 @@ namespace pstwin::cli {
 namespace {
 constexpr const char* kUsage =
     "usage: pstwin sweep SCENARIO.json --grid /ptr=v1,v2,... [--grid ...] [--seeds N] [--jobs N]\n"
-    "                    [--out DIR] [--set /ptr=value ...] [--cfg NAME:VALUE ...]\n"
+    "                    [--out DIR] [--set /ptr=value ...] [--cfg NAME:VALUE ...] [--quiet]\n"
     "Runs every combination of the --grid values (read as JSON like --set, else as strings)\n"
     "with N seeds (the scenario's seed + 0..N-1) and each of the scenario's variants, one child\n"
     "process per run, --jobs at once. Each run goes in DIR/<pointer=value_...>_seed=S/<variant>/;\n"

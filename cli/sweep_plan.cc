@@ -58,7 +58,7 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
     base_seed = load_scenario(scenario_path, overrides).seed;
   } catch (const ScenarioError& e) {
     throw SweepPlanError("invalid scenario " + scenario_path + ": " + e.what() +
-                         override_note(overrides_of(overrides), e.pointer()));
+                         override_note(overrides_of(overrides), e.pointer(), e.what()));
   }
   std::map<std::string, std::size_t> folders;
   RunCheckCache checks;  // the points mostly share their data: each is read once
@@ -83,7 +83,7 @@ SweepPlan make_sweep_plan(const std::string& scenario_path, const std::vector<st
         setting.memory = check_runs(setting.scenario, /*read_whole=*/true, checks).memory;
       } catch (const ScenarioError& e) {
         throw SweepPlanError("invalid scenario " + scenario_path + " at " + where + ": " + e.what() +
-                             override_note(given, e.pointer()));
+                             override_note(given, e.pointer(), e.what()));
       } catch (const RunDataError& e) {
         throw SweepPlanError("at " + where + ": " + e.what());
       }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -34,5 +35,17 @@ inline std::size_t edit_distance(std::string_view a, std::string_view b) {
 /// another: a third of its letters, and at least 1. Past it, advice would guess ("JOBS" is no
 /// typo of "JOIN"). Used by every "did you mean" so that they agree.
 inline std::size_t typo_limit(std::size_t length) { return std::max<std::size_t>(1, length / 3); }
+
+/// " (did you mean "learning_rate"?)" for the name in `names` closest to `name`, when it is a
+/// typo away (typo_limit); else "". The first of equally close names wins. Every unknown-key
+/// error gives it, at any depth, so that the same slip gets the same advice everywhere.
+template <typename Names>
+std::string did_you_mean(std::string_view name, const Names& names) {
+  std::string_view best;
+  std::size_t best_distance = typo_limit(name.size()) + 1;
+  for (const auto& n : names)
+    if (const std::size_t d = edit_distance(name, n); d < best_distance) best = n, best_distance = d;
+  return best_distance <= typo_limit(name.size()) ? " (did you mean \"" + std::string(best) + "\"?)" : "";
+}
 
 }  // namespace pstwin

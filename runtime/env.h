@@ -43,6 +43,12 @@ class Env {
   /// device (and any straggler slowdown). Real: the work took its time already; a straggling
   /// worker is held for the extra time its slowdown adds (net/straggler_hold.h).
   virtual void account(const Cost& cost) = 0;
+  /// Seconds (of now()) until which some worker of the job is known to be computing: the end of
+  /// the latest iteration any worker has started to compute, which may lie ahead of now(). A sign
+  /// of life the roles' stall timeouts count as activity (runtime/roles/stall_wait.h), as a real
+  /// node's heartbeat thread keeps beating while it computes. 0 where a node knows only what it
+  /// receives itself (a real job: there, --stall-timeout must exceed the longest step).
+  virtual double busy_until() const { return 0.0; }
   /// This node's random stream, seeded from the scenario seed and the node id.
   virtual Rng& rng() = 0;
   /// Where measurements go.

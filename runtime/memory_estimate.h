@@ -1,6 +1,6 @@
 // How much memory a run's nodes need for the model, computed before anything starts: validate
 // reports it, simulate and sweep refuse a run that cannot fit in this machine (cli/memory_fit.h).
-// The one place these byte counts are made (README, "Memory a run needs").
+// The one place these byte counts are made (README, "Commands", the Memory item).
 #pragma once
 
 #include <cstdint>

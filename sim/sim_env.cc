@@ -173,6 +173,11 @@ void SimEnv::charge(double seconds) {
 
 double SimEnv::now() const { return sg4::Engine::get_clock(); }
 
+double SimEnv::busy_until() const {
+  // Shared cores may stretch a compute past its priced end: it still counts while it runs.
+  return world_.workers_computing > 0 ? std::max(world_.compute_until_s, now()) : world_.compute_until_s;
+}
+
 void SimEnv::sleep(double seconds) { sg4::this_actor::sleep_for(seconds); }
 
 void SimEnv::account(const Cost& cost) {
@@ -187,6 +192,21 @@ void SimEnv::account(const Cost& cost) {
     if (w < world_.worker_compute_s.size()) world_.worker_compute_s[w] += seconds;
   }
   if (seconds <= 0.0) return;
+  // A worker's compute is a sign of life for every role's stall timeout (busy_until).
+  const bool worker = world_.layout.is_worker(self_);
+  if (worker) {
+    world_.compute_until_s = std::max(world_.compute_until_s, now() + seconds);
+    ++world_.workers_computing;
+  }
+  struct Done {
+    SimWorld& world;
+    bool worker;
+    ~Done() {
+      if (!worker) return;
+      --world.workers_computing;
+      world.compute_until_s = std::max(world.compute_until_s, sg4::Engine::get_clock());
+    }
+  } done{world_, worker};
   // A GPU's kernels run on the GPU; everything else a node computes shares its machine's cores.
   if (!world_.cpu_hosts.empty() && !device.gpu) {
     charge(seconds);

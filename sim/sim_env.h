@@ -41,6 +41,10 @@ struct SimWorld {
   std::uint64_t bytes_sent = 0;     ///< encoded bytes of every message sent
   std::uint64_t messages_sent = 0;
   std::vector<double> worker_compute_s;  ///< by worker: simulated seconds of compute so far
+  /// The latest end of an iteration a worker has computed or is computing (its priced length
+  /// from its start), and how many workers compute now: SimEnv::busy_until's sign of life.
+  double compute_until_s = 0.0;
+  std::uint32_t workers_computing = 0;
   /// By NodeId: host work charged so far (one core's seconds as priced: messaging and what the
   /// node accounts), which the run reports as each node's "node_cpu" under "cpu". The environment
   /// counts it, not the nodes' reports, so no message changes size.
@@ -87,6 +91,8 @@ void sim_send(SimWorld& world, NodeId from, NodeId to, Message msg);
 ///   and spent with this_actor::execute on the node's host; with "cpu", unless the device is a
 ///   GPU, on its machine's cores instead (host_cpus.h). The scheduler accounts its evaluation,
 ///   which costs time only with "cpu" (it then takes cores from the roles).
+/// - busy_until: while any worker computes, or until the latest iteration's priced end, the job
+///   is alive however long the compute takes (a straggler's factor, a huge flops_per_iteration).
 /// - messaging (scenario "messaging"): sending costs the sender send_s(encoded size) of host
 ///   work before the transfer starts; a received message costs receive_s(encoded size) before
 ///   recv returns it. Host work runs on the machine's cores with "cpu", else on the node's host.
@@ -106,6 +112,7 @@ class SimEnv : public Env {
   double now() const override;
   void sleep(double seconds) override;
   void account(const Cost& cost) override;
+  double busy_until() const override;
   Rng& rng() override { return rng_; }
   MetricsSink& metrics() override { return *world_.metrics; }
   CheckpointStore* checkpoints() override;

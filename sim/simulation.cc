@@ -61,10 +61,14 @@ void run_node(SimWorld& world, SimNodeStates& states, const JobSpec& spec, NodeI
                            {{"node", host_name(world.layout, node)}, {"error", e.what()}});
     } else {
       if (first_error.empty()) {
-        // Named once: the roles' own messages may start with their name already.
-        const std::string who = host_name(world.layout, node) + ": ";
+        // Named once: the roles' own messages may start with their name already, as the role
+        // writes it ("server 1") or as its host is named ("server-1").
+        const std::string host = host_name(world.layout, node);
+        std::string role = host;
+        std::replace(role.begin(), role.end(), '-', ' ');
         const std::string what = e.what();
-        first_error = what.rfind(who, 0) == 0 ? what : who + what;
+        const bool named = what.rfind(host + ": ", 0) == 0 || what.rfind(role + ": ", 0) == 0;
+        first_error = named ? what : host + ": " + what;
       }
       // One failed role would leave the others waiting for their stall timeouts; end them all.
       sg4::Actor::kill_all();

@@ -234,23 +234,6 @@ TEST(Cli, TimeoutFlagsMustBeFiniteAndAreNamedWhenNot) {
   }
 }
 
-// A stuck job's reason named its node twice ("scheduler: scheduler: nothing received for
-// 3600.000000 s"): a straggler a million times slower stalls the simulated job.
-TEST(Cli, AStalledSimulationNamesItsNodeOnceAndItsTimeoutPlainly) {
-  const std::string dir = fresh_dir();
-  auto s = toy_scenario(dir);
-  s["consistency"] = nlohmann::json::array({{{"mode", "bsp"}}});
-  s["stragglers"] = nlohmann::json::array({{{"type", "slow"}, {"workers", {0}}, {"factor", 1e6}}});
-  write_json(dir + "/stuck.json", s);
-  const auto r = run_pstwin("simulate " + dir + "/stuck.json --quiet --out " + dir + "/out");
-  EXPECT_EQ(r.exit_code, 1) << r.output;
-  const auto summary = read_json(dir + "/out/bsp/summary.json");
-  EXPECT_EQ(summary["reason"],
-            "scheduler: nothing received for 3600 s; a role is stuck or gone, or one iteration takes longer "
-            "than that (a straggler's factor, a slow link)")
-      << summary.dump();
-}
-
 TEST(Cli, EveryCommandsHelpGoesToStdoutWithStatus0) {
   for (const char* command : {"simulate", "launch", "node", "keygen", "validate"}) {
     const auto r = run_pstwin_stdout(std::string(command) + " --help");

@@ -95,7 +95,8 @@ TEST(OverrideMessages, ASectionOrKeyAScenarioCannotHaveIsNamedWithTheOnesItCan) 
   EXPECT_EQ(load_error(path, {"/simulation/nic_windw=4"}),
             "/simulation/nic_windw: cannot set: the parent /simulation does not exist: the scenario has no /simulation "
             "section; adding it with the key inside (--set '/simulation={\"nic_windw\":4}') is refused too: "
-            "/simulation/nic_windw: unknown key \"nic_windw\"; allowed keys: cfg, nic_window, nic_send_window, "
+            "/simulation/nic_windw: unknown key \"nic_windw\" (did you mean \"nic_window\"?); allowed keys: cfg, "
+            "nic_window, nic_send_window, "
             "nic_send_part");
   // In a variant's "set", the same, as a "set" entry.
   nlohmann::json v = nlohmann::json::parse(kScenario);
@@ -171,15 +172,16 @@ TEST(OverrideMessages, AVariantsSetIntoAMissingSectionSaysHowToAddIt) {
 TEST(OverrideMessages, AnIntegerPastItsLimitIsTooLargeHoweverItIsWritten) {
   nlohmann::json d = nlohmann::json::parse(kScenario);
   d["simulation"] = {{"nic_send_window", nlohmann::json::parse("18446744073709551617")}};  // 2^64 + 1
+  // Echoed as an integer (it was "1.8446744073709552e+19"): the nearest a double holds, 2^64.
   EXPECT_EQ(testing_support::error_message(d),
-            "/simulation/nic_send_window: expected a positive integer <= 1024, got 1.8446744073709552e+19: too large");
+            "/simulation/nic_send_window: expected a positive integer <= 1024, got 18446744073709551616: too large");
   d["simulation"]["nic_send_window"] = 1e30;
   EXPECT_EQ(testing_support::error_message(d),
             "/simulation/nic_send_window: expected a positive integer <= 1024, got 1e+30: too large");
   d.erase("simulation");
   d["seed"] = nlohmann::json::parse("18446744073709551616");  // 2^64: one past the widest field's limit
   EXPECT_EQ(testing_support::error_message(d),
-            "/seed: expected a non-negative integer <= 18446744073709551615, got 1.8446744073709552e+19: too large");
+            "/seed: expected a non-negative integer <= 18446744073709551615, got 18446744073709551616: too large");
   d["seed"] = 1e17;  // within 2^64 but written with an exponent: the 2^53 message stays
   EXPECT_NE(testing_support::error_message(d).find("written without a fraction or exponent"), std::string::npos);
 }

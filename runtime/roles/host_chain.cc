@@ -4,6 +4,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/stall_wait.h"
 #include "runtime/seconds_text.h"
 
 namespace pstwin {
@@ -37,7 +38,8 @@ std::optional<Message> HostChain::take_early() {
 
 std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t clock) {
   const NodeId previous = spec_.layout.worker(worker_ - 1);
-  const double deadline = env_.now() + spec_.stall_timeout_s;
+  const double since = env_.now();
+  double deadline = stall_deadline(env_, since, spec_.stall_timeout_s);
   for (;;) {
     const double wait = deadline - env_.now();
     // A partial sum that came before this worker's start (keep_early) is taken first, in order.
@@ -49,6 +51,14 @@ std::optional<Message> HostChain::await_partial(std::uint32_t r, std::int64_t cl
         break;
       }
     if (!m && wait > 0) m = env_.recv(wait);
+    // The previous worker computing for hours is not a stall: its compute moved the deadline.
+    if (!m) {
+      const double later = stall_deadline(env_, since, spec_.stall_timeout_s);
+      if (later > deadline) {
+        deadline = later;
+        continue;
+      }
+    }
     if (!m)
       throw std::runtime_error("worker " + std::to_string(worker_) + ": no partial sum of key range " +
                                std::to_string(r) + " for clock " + std::to_string(clock) + " from worker " +

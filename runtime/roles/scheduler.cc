@@ -6,6 +6,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/roles/cpu_report.h"
+#include "runtime/roles/stall_wait.h"
 #include "runtime/seconds_text.h"
 #include "runtime/wire_json.h"
 #include "runtime/roles/shard_state.h"
@@ -83,7 +84,8 @@ Message Scheduler::worker_start() const {
 
 std::optional<Message> Scheduler::next_message() {
   // With heartbeats, wake up in time to notice the first node that falls silent.
-  double wait = spec_.stall_timeout_s - (env_.now() - last_activity_);
+  // A worker computing (for hours, under a straggler's factor) keeps the job alive.
+  double wait = stall_deadline(env_, last_activity_, spec_.stall_timeout_s) - env_.now();
   if (spec_.fault.enabled) wait = std::min(wait, spec_.fault.heartbeat_interval_s);
   auto m = wait > 0 ? receive(wait) : std::nullopt;
   if (all_workers_dead_since_ && env_.now() - *all_workers_dead_since_ >= spec_.stall_timeout_s)
@@ -92,11 +94,12 @@ std::optional<Message> Scheduler::next_message() {
              seconds_text(spec_.stall_timeout_s) + " s; training stopped after clock " +
              std::to_string(std::max<std::int64_t>(last_eval_clock_, 0)) + " of " +
              std::to_string(spec_.iterations));
-  if (!m && !all_workers_dead_since_ && env_.now() - last_activity_ >= spec_.stall_timeout_s)
+  if (!m && !all_workers_dead_since_ &&
+      env_.now() >= stall_deadline(env_, last_activity_, spec_.stall_timeout_s))
     throw std::runtime_error("scheduler: nothing received for " +
                              seconds_text(spec_.stall_timeout_s) +
-                             " s; a role is stuck or gone, or one iteration takes longer than that "
-                             "(a straggler's factor, a slow link)");
+                             " s (its stall timeout) while no worker computed; a node is stuck or "
+                             "gone, or a message takes longer than that (a slow link)");
   return m;
 }
 

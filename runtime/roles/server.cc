@@ -10,6 +10,7 @@
 #include "runtime/errors.h"
 #include "runtime/roles/gradient_compression.h"
 #include "runtime/roles/shard_state.h"
+#include "runtime/roles/stall_wait.h"
 #include "runtime/seconds_text.h"
 #include "runtime/span_scope.h"
 
@@ -45,10 +46,11 @@ void Server::run() {
   const std::size_t max_held =
       8 * static_cast<std::size_t>(spec_.layout.workers) * ranges_.size() + 64;
   for (;;) {
-    auto msg = env_.recv(spec_.stall_timeout_s);
+    auto msg = recv_unless_stalled(env_, spec_.stall_timeout_s);
     if (!msg)
-      throw std::runtime_error(name_ + ": nothing received for " +
-                               seconds_text(spec_.stall_timeout_s) + " s");
+      throw std::runtime_error(name_ + ": nothing received for " + seconds_text(spec_.stall_timeout_s) +
+                               " s (its stall timeout) while no worker computed; a node it waits for "
+                               "is stuck or gone");
     const std::uint32_t epoch_before = membership_.epoch;
     const bool started_before = started();
     const double handling_since = env_.now();

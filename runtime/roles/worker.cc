@@ -8,6 +8,7 @@
 
 #include "runtime/errors.h"
 #include "runtime/roles/cpu_report.h"
+#include "runtime/roles/stall_wait.h"
 #include "runtime/seconds_text.h"
 #include "runtime/span_scope.h"
 #include "runtime/count_text.h"
@@ -35,7 +36,8 @@ Worker::Worker(Env& env, const JobSpec& spec, std::uint32_t index, KernelBackend
 std::optional<Message> Worker::receive() {
   if (chain_)
     if (auto early = chain_->take_early()) return early;
-  const double deadline = env_.now() + spec_.stall_timeout_s;
+  const double since = env_.now();
+  double deadline = stall_deadline(env_, since, spec_.stall_timeout_s);
   // A safety net, not the failover path (a new membership triggers the resends): it covers an
   // answer lost on its way (sent to a restarted node's old address). It waits four detection
   // timeouts, and twice as long after each resend, so slow barriers are not flooded with copies.
@@ -45,7 +47,15 @@ std::optional<Message> Worker::receive() {
     if (spec_.fault.enabled) wait = std::min(wait, patience);
     if (wait <= 0) return std::nullopt;
     if (auto m = env_.recv(wait)) return m;
-    if (!spec_.fault.enabled) return std::nullopt;
+    // Another worker's long compute (a straggler at a barrier) is not a stall: it moves the
+    // deadline, and only then is it worth waiting again without fault tolerance.
+    const double later = stall_deadline(env_, since, spec_.stall_timeout_s);
+    const bool moved = later > deadline;
+    deadline = std::max(deadline, later);
+    if (!spec_.fault.enabled) {
+      if (!moved) return std::nullopt;
+      continue;
+    }
     patience *= 2;
     router_.resend_all();
   }
@@ -196,13 +206,13 @@ void Worker::abort_diverged(std::int64_t clock, double loss) {
   abort.header.loss = static_cast<float>(loss);
   env_.send(JobLayout::scheduler(), std::move(abort));
   // Wait for the scheduler's stop so the job ends in order.
-  while (auto m = env_.recv(spec_.stall_timeout_s))
+  while (auto m = recv_unless_stalled(env_, spec_.stall_timeout_s))
     if (m->header.type == MsgType::kStop) return;
 }
 
 bool Worker::await_start() {
   for (;;) {
-    auto m = env_.recv(spec_.stall_timeout_s);
+    auto m = recv_unless_stalled(env_, spec_.stall_timeout_s);
     if (!m)
       throw std::runtime_error("worker " + std::to_string(index_) + ": no start message within " +
                                seconds_text(spec_.stall_timeout_s) + " s");

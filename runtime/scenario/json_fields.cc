@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "runtime/edit_distance.h"
 #include "runtime/errors.h"
 
 namespace pstwin::scenario_json {
@@ -41,6 +42,14 @@ std::string join_quoted(std::initializer_list<std::string_view> items) {
     out += "\"" + std::string(s) + "\"";
   }
   return out;
+}
+
+// An integral double as its digits, up to 1e21 (beyond, its exponent form is the clearer).
+std::string integer_text(double d) {
+  if (!(std::fabs(d) < 1e21)) return json(d).dump();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", d);
+  return buf;
 }
 
 }  // namespace
@@ -101,9 +110,10 @@ std::uint64_t read_uint(const json& v, const std::string& ptr, std::uint64_t min
     const double d = v.get<double>();
     if (!(d >= 0.0) || d != std::floor(d)) fail();
     // An integer written beyond 2^64 - 1 is read as a float too: too large, however written.
+    // Echoed as an integer, as it was most likely written (2^64, not 1.8446744073709552e+19).
     if (d >= 18446744073709551616.0 || d > static_cast<double>(max))
-      throw ScenarioError(ptr, "expected " + expected + " <= " + std::to_string(max) + ", got " + describe(v) +
-                                   ": too large");
+      throw ScenarioError(ptr, "expected " + expected + " <= " + std::to_string(max) + ", got " +
+                                   integer_text(d) + ": too large");
     // Above 2^53 a double skips integers: "9007199254740993.0" reads as ...992.
     if (d > kMaxExactInteger)
       throw ScenarioError(ptr, "expected " + expected + " written without a fraction or exponent: " + describe(v) +
@@ -211,7 +221,8 @@ Object::Object(const json& v, std::string ptr, std::span<const std::string_view>
     if (known) continue;
     std::string list;
     for (std::string_view a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
-    throw ScenarioError(child_pointer(ptr_, key), "unknown key \"" + key + "\"; allowed keys: " + list);
+    throw ScenarioError(child_pointer(ptr_, key),
+                        "unknown key \"" + key + "\"" + did_you_mean(key, allowed) + "; allowed keys: " + list);
   }
 }
 

@@ -46,16 +46,6 @@ std::vector<std::string> split_list(const std::string& allowed) {
   return out;
 }
 
-/// " (did you mean "simulation"?)" for the allowed key closest to `key`, when a typo away (at most
-/// a third of its letters, and at least one, differ); else "".
-std::string closest(const std::string& key, const std::vector<std::string>& allowed) {
-  const std::string* best = nullptr;
-  std::size_t best_distance = typo_limit(key.size()) + 1;
-  for (const std::string& a : allowed)
-    if (const std::size_t d = edit_distance(key, a); d < best_distance) best = &a, best_distance = d;
-  return best ? " (did you mean \"" + *best + "\"?)" : "";
-}
-
 /// `v` with every float that holds an integer (up to 2^53) written as that integer: "1e1" on the
 /// command line parses as 10.0, which the advice would show as 10.0 for an integer field such
 /// as nic_window. A float field takes the integer as well.
@@ -129,6 +119,31 @@ std::string missing_element_hint(const nlohmann::json& doc, const nlohmann::json
   return text;
 }
 
+/// An override that names an element of the list at `list` by a key (tokens[k],
+/// "/consistency/x/mode"): a list's elements are named by index. Suggests the element whose
+/// "name" (or, unnamed, whose "mode") is that key, else the first, and says the range.
+std::string list_key_hint(const nlohmann::json& elements, const nlohmann::json::json_pointer& list,
+                          const std::vector<std::string>& tokens, std::size_t k, const nlohmann::json& value,
+                          OverrideForm form) {
+  nlohmann::json::json_pointer target(list);
+  for (std::size_t i = k; i < tokens.size(); ++i) target /= tokens[i];
+  const std::string list_text = list.to_string();
+  std::string text = "cannot set: the parent " + target.parent_pointer().to_string() + " does not exist: " +
+                     list_text + " is a list, whose elements are given by index, not by a key (\"" + tokens[k] +
+                     "\")";
+  if (elements.empty()) return text + ", and it is empty";
+  std::size_t index = 0;
+  for (std::size_t i = 0; i < elements.size(); ++i)
+    if (elements[i].is_object() && (elements[i].contains("name") ? elements[i]["name"] == tokens[k]
+                                                                  : elements[i].value("mode", nlohmann::json()) == tokens[k]))
+      index = i;
+  nlohmann::json::json_pointer meant(list);
+  meant /= std::to_string(index);
+  for (std::size_t i = k + 1; i < tokens.size(); ++i) meant /= tokens[i];
+  return text + ": give an index from 0 to " + std::to_string(elements.size() - 1) + ", as in " +
+         setting_text(meant.to_string(), integers_as_written(value), form);
+}
+
 }  // namespace
 
 std::string missing_parent_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,
@@ -149,6 +164,7 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
   while (scenario_json::has_pointer(doc, top / tokens[k])) top /= tokens[k++];
   if (doc.at(top).is_array() && is_index(tokens[k]))
     return missing_element_hint(doc, top, tokens, k, value, form, parse);
+  if (doc.at(top).is_array()) return list_key_hint(doc.at(top), top, tokens, k, value, form);
   if (!doc.at(top).is_object()) return "";
   const std::string parent_object = top.empty() ? "" : top.to_string();
   top /= tokens[k];
@@ -173,12 +189,16 @@ std::string missing_parent_hint(const nlohmann::json& doc, const std::string& po
   if (after.empty() || !(inside || parse_error(parse, doc).empty()))
     return refusal + what + "; add it with the key inside: " + setting;
   // The missing key itself is one its object cannot have: a typo, most likely.
-  const std::string unknown = "unknown key \"" + tokens[k] + "\"; allowed keys: ";
-  if (const std::size_t u = after.find(unknown); at == top_text && u != std::string::npos) {
-    const std::vector<std::string> allowed = split_list(after.substr(u + unknown.size()));
+  // (The error's own "did you mean" sits between the key and the list.)
+  const std::string unknown = "unknown key \"" + tokens[k] + "\"";
+  const std::string keys = "; allowed keys: ";
+  const std::size_t u = after.find(unknown);
+  const std::size_t l = u == std::string::npos ? u : after.find(keys, u);
+  if (at == top_text && l != std::string::npos) {
+    const std::vector<std::string> allowed = split_list(after.substr(l + keys.size()));
     std::string list;
     for (const std::string& a : allowed) list += (list.empty() ? "" : ", ") + a;
-    const std::string hint = closest(tokens[k], allowed);
+    const std::string hint = did_you_mean(tokens[k], allowed);
     if (k == 0) return refusal + "a scenario has no section \"" + tokens[k] + "\"" + hint + "; its sections are " + list;
     return refusal + parent_object + " has no key \"" + tokens[k] + "\"" + hint + "; its keys are " + list;
   }

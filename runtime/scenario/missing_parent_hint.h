@@ -39,6 +39,10 @@ using ParseCheck = std::function<void(const nlohmann::json& doc)>;
 /// to add one, give it whole: --set '/consistency/-={"mode":"bsp"}'", tried with `parse` and,
 /// when that element is refused where the document was not, followed by " (as written it is
 /// refused: /consistency/3: duplicate variant name "bsp" ...)".
+/// A key where a list is ("/consistency/x/mode", /consistency a list): "cannot set: the parent
+/// /consistency/x does not exist: /consistency is a list, whose elements are given by index, not
+/// by a key ("x"): give an index from 0 to 2, as in --set '/consistency/0/mode="bsp"'" (the
+/// element whose "name", or unnamed whose "mode", is the key, else the first).
 /// "" when the parent exists, or when a list would have to start at an index past 0. Never
 /// throws.
 std::string missing_parent_hint(const nlohmann::json& doc, const std::string& pointer, const nlohmann::json& value,

@@ -146,13 +146,19 @@ std::vector<ConsistencyVariant> parse_consistency(const json& v, const std::stri
   return out;
 }
 
+/// The largest slowdown all stragglers together may give a worker (see parse_stragglers).
+constexpr double kMaxSlowdown = 1e9;
+
 std::vector<StragglerSpec> parse_stragglers(const json& v, const std::string& ptr, std::uint32_t workers) {
   read_array(v, ptr, true);
   std::vector<StragglerSpec> out;
   // A worker's compute time is multiplied by every straggler that applies to it, so the largest
-  // slowdown they can give together must be a finite double. Summed as logarithms, which do
-  // not overflow: a lognormal's largest factor is e^(mu + kNormalMax * sigma).
-  const double max_log = std::log(std::numeric_limits<double>::max());
+  // slowdown they can give together is bounded: by 1e9. Beyond, an iteration's length swamps the
+  // simulated clock (a double): 1e308 overflows it to infinity in two iterations, and 1e12
+  // already loses the microseconds messages take. A worker a billion times slower is a stopped
+  // one: a "failures" entry says that. Summed as logarithms, which do not overflow: a
+  // lognormal's largest factor is e^(mu + kNormalMax * sigma).
+  const double max_log = std::log(kMaxSlowdown);
   double log_slowdown = 0.0;
   for (std::size_t i = 0; i < v.size(); ++i) {
     const std::string p = ptr + "/" + std::to_string(i);
@@ -169,9 +175,11 @@ std::vector<StragglerSpec> parse_stragglers(const json& v, const std::string& pt
                                                       " x sigma), the largest slowdown a draw can give,"
                                                 : "the slowdown") +
                               (i > 0 ? " together with the stragglers before it" : "") +
-                              " is infinite as a double (e^" + format_number(log_slowdown) +
-                              "), and compute times are multiplied by it; keep the natural log of the "
-                              "combined slowdown below " + format_number(max_log));
+                              " is e^" + format_number(log_slowdown) +
+                              ", above the largest a simulated clock keeps exact, 1e9 (e^" +
+                              format_number(max_log) +
+                              "); compute times are multiplied by it. A worker that never finishes "
+                              "is a \"failures\" entry");
   }
   return out;
 }
