@@ -92,8 +92,9 @@ TEST(CliCalibrate, QuickRunOnLoopbackWritesAClusterSectionThatValidates) {
   EXPECT_NE(csv.find("\nmemcpy,memcpy,100000000,,100000000,"), std::string::npos) << csv;
   std::istringstream lines(csv);
   for (std::string line; std::getline(lines, line);)
-    if (line.rfind("transport,", 0) == 0 || line.rfind("memcpy,", 0) == 0)
+    if (line.rfind("transport,", 0) == 0 || line.rfind("memcpy,", 0) == 0) {
       EXPECT_EQ(line.substr(line.rfind(',') + 1), "7") << line;
+    }
   // The device table says what the file holds when the written fit left a rate open (its row
   // has a "*"): a trial's table gave memcpy's 28.20 GB/s where the file held 28.04.
   const std::size_t row = r.output.find("all models (written)");

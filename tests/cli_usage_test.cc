@@ -130,8 +130,9 @@ TEST(CliUsage, ReadmeShowsEveryFlagACommandAccepts) {
     ASSERT_EQ(help.exit_code, 0) << command << "\n" << help.output;
     const std::set<std::string> shown = readme.count(command) ? flags_in(readme.at(command)) : std::set<std::string>{};
     for (const auto& [flag, takes_value] : option_table(help.output))
-      if (flag != "--help" && flag != "--scenario" && !(command == "calibrate" && flag == "--hostfile"))
+      if (flag != "--help" && flag != "--scenario" && !(command == "calibrate" && flag == "--hostfile")) {
         EXPECT_TRUE(shown.count(flag)) << command << ": README's synopsis leaves out " << flag;
+      }
   }
 }
 
