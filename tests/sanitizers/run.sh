@@ -26,7 +26,7 @@ case "$mode" in
                                 cli_launch_partition_test cli_launch_join_test cli_launch_metrics_test cli_trace_test
                                 net_router_receive_test net_inproc_handoff_test net_zmq_parts_test cli_launch_lost_test
                                 cli_launch_stop_test cli_launch_value_parts_test net_zmq_checksum_test
-                                net_zmq_values_stream_test) ;;
+                                net_zmq_values_stream_test cli_launch_stopped_figures_test cli_launch_interrupt_test) ;;
   *) sed -n '2,9p' "$0" >&2; exit 2 ;;
 esac
 build=build-$mode
