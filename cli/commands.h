@@ -29,6 +29,10 @@ int validate_command(const std::vector<std::string>& args);
 /// measures this machine and writes a cluster section to include (cli/calibrate_command.cc).
 int calibrate_command(const std::vector<std::string>& args);
 
+/// `pstwin calibrate-peer echo|drive ...`: internal, one of the two processes `calibrate --hostfile`
+/// starts on the machines it measures between (cli/calibrate_peer_command.cc).
+int calibrate_peer_command(const std::vector<std::string>& args);
+
 /// `pstwin --version`: pstwin's version and commit, and the versions of the SimGrid and ZeroMQ
 /// libraries it runs with and of the CUDA it was built with ("not built" without), on stdout.
 int version_command();
