@@ -10,6 +10,7 @@
 #include "cli/calibrate_peer_lines.h"
 #include "cli/calibrate_transports.h"
 #include "cli/commands.h"
+#include "cli/scenario_options.h"
 #include "net/curve_keys.h"
 #include "net/listen_check.h"
 #include "net/tcp_address.h"
