@@ -29,6 +29,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// Once the driver has sent its kStop, the seconds the echo peer has to report and end: its
+/// lines are a few kB (a trial's took milliseconds).
+constexpr double kEchoPeerEnd_s = 30.0;
+
 /// One of the two processes: started through the ssh command, its stdout a pipe read here.
 struct Remote {
   std::string host;
@@ -209,9 +213,12 @@ std::vector<TransportSample> measure_transport_between(const HostPairSettings& s
                                          "--repetitions", std::to_string(repetitions)};
   drive_args.insert(drive_args.end(), common.begin(), common.end());
   start(session.drive, s, drive_args);
-  // Until both have ended (each reaped as its stdout closes, and ended well).
-  read_until({&session.echo, &session.drive}, s, quiet_s, "", [] { return false; });
+  // Until the driver has ended (reaped as its stdout closes, and ended well), and its report
+  // is whole: a driver that did not finish leaves the echo peer waiting for it.
+  read_until({&session.echo, &session.drive}, s, quiet_s, "", [&] { return session.drive.fd < 0; });
   const DriverRounds driven = parse_driver_lines(session.drive.out, s.drive_host, sizes.size(), repetitions);
+  // It sent its kStop: the echo peer reports and ends at once.
+  read_until({&session.echo}, s, kEchoPeerEnd_s, "", [] { return false; });
   const std::vector<EchoRound> echoed = parse_echo_lines(session.echo.out.substr(newline + 1), s.echo_host);
   try {
     return combine_rounds(transport, driven, echoed, repetitions);

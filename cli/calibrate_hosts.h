@@ -32,8 +32,9 @@ std::pair<std::string, std::string> first_two_hosts(const std::vector<HostSlots>
 /// drive` on drive_host with it, which runs the sizes and repetitions of measure_transport, and
 /// combines both sides' rounds (combine_rounds: each process charged its own I/O threads).
 /// Both processes end by themselves (their timeouts); when calibrate gives up on them first (a
-/// report malformed or cut short, nothing heard for kEchoReplyTimeout_s plus the connect
-/// timeout), they are killed. Throws std::runtime_error naming the host and what went wrong:
+/// report malformed or cut short, either ending badly, nothing heard for kEchoReplyTimeout_s
+/// plus the connect timeout plus 30 s, the echo peer not done 30 s after the driver), they are
+/// killed. Throws std::runtime_error naming the host and what went wrong:
 /// a process that ended before its report (with how it ended), a line that is not what it
 /// should be (cli/calibrate_peer_lines.h), a key file that cannot be written.
 std::vector<TransportSample> measure_transport_between(const HostPairSettings& s, const std::string& transport,

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
@@ -36,13 +37,10 @@ std::vector<std::string> words_of(const std::string& line) {
 
 /// A figure of a line: a finite number >= 0, read whole.
 bool read_figure(const std::string& word, double& x) {
-  std::size_t used = 0;
-  try {
-    x = std::stod(word, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  return used == word.size() && std::isfinite(x) && x >= 0;
+  // strtod, not stod: a tiny (subnormal) figure is a figure, not an error.
+  char* end = nullptr;
+  x = std::strtod(word.c_str(), &end);
+  return !word.empty() && end == word.c_str() + word.size() && std::isfinite(x) && x >= 0;
 }
 
 /// A count or index of a line: digits only.

@@ -21,7 +21,9 @@ using namespace testing_support;
 std::string fake_ssh(const std::string& dir, const std::string& body) {
   const std::string path = dir + "/ssh.sh";
   std::ofstream(path) << "#!/bin/sh\n"
-                      << "echo \"$1 $(echo \"$2\" | grep -o 'calibrate-peer [a-z]*')\" >> " << dir << "/ssh.log\n"
+                      << "case \"$2\" in *\"'calibrate-peer' 'echo'\"*) mode=echo;; *\"'calibrate-peer' 'drive'\"*) "
+                         "mode=drive;; esac\n"
+                      << "echo \"$1 calibrate-peer $mode\" >> " << dir << "/ssh.log\n"
                       << body << "\n";
   std::filesystem::permissions(path, std::filesystem::perms::owner_all);
   return path;
