@@ -21,6 +21,11 @@
 # simulated platform; defaults from build/bench/kernels_bench on the 2-core test machine);
 # FIDELITY_PLATFORM=auto|measured|calibrated (auto: calibrated when `pstwin calibrate` exists;
 # FIDELITY_CALIBRATE_ARGS adds words to its command line, e.g. "--quick");
+# FIDELITY_TRANSPORT_CALIBRATION=namespaces|loopback (calibrated platform only; default
+# namespaces: per link kind, `pstwin calibrate --hostfile` times the transport between a server's
+# and a worker's namespace over the shaped link, and the simulation takes its messaging costs from
+# that, OUT/transport-LINK/calibrated.json; loopback: the per-scenario calibration's, measured
+# inside one process);
 # FIDELITY_CFG: SimGrid options for simulate, e.g. "network/model:CM02"; unset,
 # "network/crosstraffic:0" (set but empty: SimGrid's defaults); FIDELITY_SIM_SET: --set
 # words for simulate only (no spaces inside one); unset, '/simulation={"nic_send_window":1}'
@@ -132,6 +137,11 @@ else
   echo "fidelity: latency is not shaped (this kernel has no netem): the links keep veth's native latency"
 fi
 
+transport_calibration=${FIDELITY_TRANSPORT_CALIBRATION:-namespaces}
+case $transport_calibration in
+  namespaces|loopback) ;;
+  *) echo "fidelity: FIDELITY_TRANSPORT_CALIBRATION=$transport_calibration is not namespaces or loopback" >&2; exit 2 ;;
+esac
 platform=${FIDELITY_PLATFORM:-auto}
 if [ "$platform" = auto ]; then
   if "$BIN" calibrate --help >/dev/null 2>&1; then platform=calibrated; else platform=measured; fi
@@ -143,7 +153,11 @@ case $platform in
     # Devices, per-message costs and cores from pstwin calibrate, once per scenario (its kernel
     # rates are the scenario's model's), over ZeroMQ with CURVE as launch runs by default. The
     # links are still measured per case below, since the harness shapes them.
-    echo "fidelity: platform: devices, messaging and cpu from pstwin calibrate (OUT/calibrated-*.json); links measured per case" ;;
+    if [ "$transport_calibration" = namespaces ]; then
+      echo "fidelity: platform: devices and cpu from pstwin calibrate (OUT/calibrated-*.json); messaging from pstwin calibrate --hostfile between two namespaces per link kind (OUT/transport-*/); links measured per case"
+    else
+      echo "fidelity: platform: devices, messaging and cpu from pstwin calibrate (OUT/calibrated-*.json, messaging over loopback in one process); links measured per case"
+    fi ;;
   measured)
     echo "fidelity: platform: devices ${GFLOPS} GFLOP/s, ${GBPS} GB/s (KERNEL_GFLOPS, KERNEL_GBPS); links measured per case; host costs not modelled" ;;
   *) echo "fidelity: FIDELITY_PLATFORM=$platform is not auto, measured or calibrated" >&2; exit 2 ;;
@@ -162,7 +176,7 @@ FIDELITY_CFG=${FIDELITY_CFG-network/crosstraffic:0}
 cfg=()
 for c in ${FIDELITY_CFG:-}; do cfg+=(--cfg "$c"); done
 for c in ${FIDELITY_SIM_SET:-}; do cfg+=(--set "$c"); done
-declare -A measured calibrated_now
+declare -A measured calibrated_now transport_now
 rows="$WORK/rows.txt"
 : >"$rows"
 for spec in "${CASES[@]}"; do
@@ -200,6 +214,33 @@ print(json.dumps([{"mode": m} if m in ("bsp", "asp") else {"mode": "ssp", "stale
     # replaced by the link alone, so device, messaging and cpu come from the calibrated file.
     group="{\"link\": $link_json}"
     common+=(--set /cluster/include="$calibrated")
+    if [ "$transport_calibration" = namespaces ]; then
+      # The messaging costs of the path the job takes (veth, bridge and tbf, which cuts every
+      # GSO packet into frames: more wake-ups and ACKs than loopback), between two processes.
+      # Once per link kind, after the link is shaped; the other cases of that kind (and
+      # --resimulate) reuse it. With the group's own messaging, the included one is not used.
+      transport="$(realpath "$OUT")/transport-$link/calibrated.json"
+      if ((RESIMULATE)) && [ -f "$transport" ]; then transport_now[$link]=1; fi
+      if [ -z "${transport_now[$link]:-}" ]; then
+        if ((RESIMULATE)); then
+          echo "fidelity: --resimulate: $OUT has no $transport (its real runs predate it); run them again, or FIDELITY_TRANSPORT_CALIBRATION=loopback" >&2
+          exit 2
+        fi
+        transport_now[$link]=1
+        # A server's namespace and a worker's (servers take the first ones); messages up to 10 MB
+        # (about 15 s at 100 Mbit/s), 1 MB on slower links.
+        printf '%s\n%s\n' "$(net_ns 0)" "$(net_ns "$servers")" >"$WORK/transport-hosts"
+        largest=10000000
+        if [ "$link" != unshaped ] && (($(rate_bits "$link") < 100000000)); then largest=1000000; fi
+        mkdir -p "$(dirname "$transport")"
+        echo "fidelity: case $name: calibrate the transport between $(net_ns 0) and $(net_ns "$servers") ($link)"
+        "$BIN" calibrate --quick --max-message "$largest" --transport zmq-curve --hostfile "$WORK/transport-hosts" \
+          --ssh-command "$HERE/fidelity_ssh.sh" --out "$transport" >"$(dirname "$transport")/calibrate.log" 2>&1 ||
+          { cat "$(dirname "$transport")/calibrate.log" >&2; echo "fidelity: pstwin calibrate --hostfile ($link) failed" >&2; exit 1; }
+      fi
+      messaging=$(/usr/bin/python3 -c 'import json, sys; print(json.dumps(json.load(open(sys.argv[1]))["worker"]["messaging"]))' "$transport")
+      group="{\"link\": $link_json, \"messaging\": $messaging}"
+    fi
   else
     group="{\"device\": {\"flops\": \"${GFLOPS}Gf\", \"bandwidth\": \"${GBPS}GBps\"}, \"link\": $link_json}"
   fi
@@ -229,4 +270,6 @@ done
 # What --resimulate reads back: the cases of this run, after those of earlier runs into DIR.
 ((RESIMULATE)) || { grep -v -F -f <(cut -d' ' -f1 "$rows" | sed 's/.*/& /') "$OUT/cases.txt" 2>/dev/null || true; cat "$rows"; } >"$WORK/cases.after"
 ((RESIMULATE)) || { cp "$WORK/cases.after" "$OUT/cases.txt"; printf '%s\n' "${CASES[@]}" >"$OUT/specs.txt"; }
-/usr/bin/python3 "$HERE/fidelity_table.py" "$rows" "$OUT" "$platform${FIDELITY_CFG:+, --cfg $FIDELITY_CFG}${FIDELITY_SIM_SET:+, --set $FIDELITY_SIM_SET}"
+label=$platform
+[ "$platform" = calibrated ] && label="$platform (messaging: $transport_calibration)"
+/usr/bin/python3 "$HERE/fidelity_table.py" "$rows" "$OUT" "$label${FIDELITY_CFG:+, --cfg $FIDELITY_CFG}${FIDELITY_SIM_SET:+, --set $FIDELITY_SIM_SET}"

@@ -8,9 +8,13 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <optional>
+#include <tuple>
 #include <thread>
 
 #include "cli/command_name.h"
+#include "cli/flag_values.h"
+#include "cli/calibrate_hosts.h"
 #include "cli/calibrate_kernels.h"
 #include "cli/calibrate_transports.h"
 #include "cli/calibration_file.h"
@@ -33,13 +37,17 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: pstwin calibrate [SCENARIO.json ...] --out calibrated.json [--transport zmq|zmq-curve|inproc]\n"
-    "                        [--device cpu|cuda] [--quick]\n"
+    "                        [--device cpu|cuda] [--quick] [--max-message BYTES]\n"
+    "                        [--hostfile FILE [--ssh-command CMD]]\n"
     "Measures this machine and writes the cluster keys a scenario includes with\n"
     "\"cluster\": {\"include\": \"calibrated.json\"}: the link and host messaging costs of\n"
     "--transport (default zmq-curve, launch's default), the device fitted to timed runs of the\n"
     "kernels of the scenarios' models (without a scenario: the shipped models on synthetic\n"
     "data), and the cores. Every raw measurement goes to calibration.csv beside --out.\n"
-    "About 40 s; --quick a few seconds, with messages up to 10 MB and shorter kernel runs.";
+    "About 40 s; --quick a few seconds, with messages up to 10 MB and shorter kernel runs.\n"
+    "With --hostfile, the transport is measured between the file's first two machines, one pstwin\n"
+    "process on each started over --ssh-command as launch starts nodes (the same paths on both); the\n"
+    "kernels, memcpy and cores stay this machine's.";
 
 /// The sweep and run lengths of one mode.
 struct Plan {
@@ -49,6 +57,9 @@ struct Plan {
   std::size_t memcpy_bytes;
   int memcpy_repetitions;
 };
+
+/// The smallest message the per-byte fits take (fit_transport's 1 MB): --max-message goes no lower.
+constexpr int kMaxMessageFloor = 1'000'000;
 
 /// The memcpy both modes time: 100 MB, past any cache, median of 7. A quick run once copied
 /// 10 MB, which its source and destination kept in a large L3: 14.1 and 8.07 GB/s in two quick
@@ -157,8 +168,13 @@ int calibrate_command(const std::vector<std::string>& args) {
       "whose link and messaging costs the file holds: zmq-curve, zmq (insecure), inproc (ucx is refused: not "
       "measured yet)")(
       "device", po::value<std::string>()->default_value("cpu"), "the kernels' device: cpu or cuda")(
-      "hostfile", po::value<std::string>(), "refused: measuring between the machines of a hostfile is not built yet")(
-      "quick", po::bool_switch(), "a shorter run (a few seconds)");
+      "hostfile", po::value<std::string>(),
+      "measure the transport between the first two machines of this hostfile (as launch reads it) rather than "
+      "over loopback here")("ssh-command", po::value<std::string>(),
+                            "with --hostfile: how to run a command on a machine, as launch's (default ssh)")(
+      "max-message", int_at_least(kMaxMessageFloor),
+      "the largest message timed, in bytes (at least 1000000: the per-byte fit needs 1 MB messages); for slow "
+      "links")("quick", po::bool_switch(), "a shorter run (a few seconds)");
   po::positional_options_description pos;
   pos.add("scenario", -1);
   int code = 0;
@@ -186,16 +202,30 @@ int calibrate_command(const std::vector<std::string>& args) {
     std::cerr << "pstwin calibrate: --device must be cpu or cuda, not '" << device_name << "'\n";
     return 2;
   }
+  std::optional<HostPairSettings> between;
   if (vm->count("hostfile")) {
     const std::string hostfile = (*vm)["hostfile"].as<std::string>();
+    if (transport == "inproc") {
+      std::cerr << "pstwin calibrate: --hostfile with --transport inproc: inproc runs every node in one "
+                   "process and has no link between machines; use zmq-curve or zmq\n";
+      return 2;
+    }
+    between.emplace();
     try {
-      (void)read_hostfile(hostfile);
+      std::tie(between->echo_host, between->drive_host) = first_two_hosts(read_hostfile(hostfile), hostfile);
     } catch (const std::exception& e) {
       std::cerr << "pstwin calibrate: --hostfile: " << e.what() << "\n";
       return 2;
     }
-    std::cerr << "pstwin calibrate: --hostfile: measuring between machines is not built yet; run "
-                 "calibrate on one machine of the job (the link figures are then loopback's)\n";
+    if (vm->count("ssh-command")) between->ssh_command = (*vm)["ssh-command"].as<std::string>();
+    if (split_words(between->ssh_command).empty()) {
+      std::cerr << "pstwin calibrate: --ssh-command is empty: give the command that runs a command on a host "
+                   "(default ssh)\n";
+      return 2;
+    }
+  } else if (vm->count("ssh-command")) {
+    std::cerr << "pstwin calibrate: --ssh-command needs --hostfile (without one, calibrate measures loopback on "
+                 "this machine and starts nothing over ssh)\n";
     return 2;
   }
   // Said before minutes of measuring, not after: a name that cannot hold the result, a file
@@ -234,7 +264,13 @@ int calibrate_command(const std::vector<std::string>& args) {
     return 2;
   }
   const bool quick = (*vm)["quick"].as<bool>();
-  const Plan plan = plan_for(quick);
+  Plan plan = plan_for(quick);
+  if (vm->count("max-message")) {
+    const auto largest = static_cast<std::size_t>((*vm)["max-message"].as<int>());
+    std::erase_if(plan.sizes, [&](std::size_t b) { return b > largest; });
+  }
+  // The key file goes beside --out, a folder launch's nodes would see too (its output's).
+  if (between) between->key_dir = out_dir.empty() ? "." : out_dir.string();
 
   std::vector<Scenario> scenarios;
   if (vm->count("scenario"))
@@ -263,12 +299,15 @@ int calibrate_command(const std::vector<std::string>& args) {
   std::vector<TransportSample> samples;
   std::vector<TransportFit> fits;
   TransportFit chosen_fit;
-  for (const std::string& t : known) {
+  // Between machines only the transport asked for: the others would need the same two processes
+  // again, and a scenario includes one transport's figures.
+  for (const std::string& t : between ? std::vector<std::string>{transport} : known) {
     std::cerr << "calibrate: " << t << ", messages of " << plan.sizes.front() << " B to " << plan.sizes.back()
-              << " B\n";
+              << " B" << (between ? " between " + between->echo_host + " and " + between->drive_host : "") << "\n";
     std::vector<TransportSample> s;
     try {
-      s = measure_transport(t, plan.sizes, plan.repetitions);
+      s = between ? measure_transport_between(*between, t, plan.sizes, plan.repetitions)
+                  : measure_transport(t, plan.sizes, plan.repetitions);
     } catch (const std::exception& e) {
       std::cerr << "pstwin calibrate: cannot measure " << t << ": " << e.what() << "\n";
       return 1;
@@ -308,6 +347,7 @@ int calibrate_command(const std::vector<std::string>& args) {
   record.cores = std::max(1u, std::thread::hardware_concurrency());
   record.memcpy_Bps = memcpy_Bps;
   record.quick = quick;
+  if (between) record.transport_hosts = {between->echo_host, between->drive_host};
   try {
     write_file_atomically(out, cluster_section(record, device, chosen_fit).dump(2) + "\n");
     write_calibration_csv(csv, samples, kernels, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
@@ -319,7 +359,8 @@ int calibrate_command(const std::vector<std::string>& args) {
   print_transport_table(fits);
   print_device_table(kernels, device, memory_Bps);
   std::printf("\nmemcpy: %.2f GB/s; cores: %u; device: %s\n", memcpy_Bps / 1e9, record.cores, chosen.c_str());
-  std::printf("wrote %s (link and messaging: %s) and %s\n", out.c_str(), transport.c_str(), csv.c_str());
+  std::printf("wrote %s (link and messaging: %s%s) and %s\n", out.c_str(), transport.c_str(),
+              between ? (" between " + between->echo_host + " and " + between->drive_host).c_str() : "", csv.c_str());
   return 0;
 }
 

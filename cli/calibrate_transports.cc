@@ -21,8 +21,6 @@ namespace pstwin::cli {
 
 namespace {
 
-constexpr double kReplyTimeout_s = 60.0;
-
 double cpu_seconds(clockid_t clock) {
   timespec t{};
   clock_gettime(clock, &t);
@@ -83,94 +81,125 @@ Message message_of_about(std::size_t bytes) {
   return m;
 }
 
-/// What the echoing node spent on one round trip.
-struct EchoCpu {
-  double receive_s = 0;
-  double send_s = 0;
-};
-
-/// Node b's loop: every message goes back to node 0 until a kStop.
-void echo(Env& b, std::vector<EchoCpu>& rounds, std::string& failure) {
-  for (;;) {
-    const double t0 = thread_cpu();
-    std::optional<Message> m = b.recv(kReplyTimeout_s);
-    const double t1 = thread_cpu();
-    if (!m) {
-      failure = "the echoing node received nothing for " + std::to_string(int(kReplyTimeout_s)) + " s";
-      return;
-    }
-    if (m->header.type == MsgType::kStop) return;
-    b.send(0, std::move(*m));
-    rounds.push_back({t1 - t0, thread_cpu() - t1});
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> measurable_transports() { return {"inproc", "zmq", "zmq-curve"}; }
 
-std::vector<TransportSample> measure_transport(const std::string& transport, const std::vector<std::size_t>& sizes,
-                                               int repetitions) {
-  auto pair = make_pair(transport);
-  std::vector<EchoCpu> echoed;
-  echoed.reserve(sizes.size() * static_cast<std::size_t>(repetitions + 1));
-  std::string echo_failure;
-  std::thread echoer([&] { echo(*pair->b, echoed, echo_failure); });
+std::vector<EchoRound> echo_back(Env& env, NodeId to, bool own_process) {
+  std::vector<EchoRound> rounds;
+  for (;;) {
+    const double p0 = own_process ? process_cpu() : 0.0;
+    const double t0 = thread_cpu();
+    std::optional<Message> m = env.recv(kEchoReplyTimeout_s);
+    const double t1 = thread_cpu();
+    if (!m)
+      throw std::runtime_error("the echoing node received nothing for " + std::to_string(int(kEchoReplyTimeout_s)) +
+                               " s");
+    // The previous round ends where this recv() began; the last one where the kStop arrived.
+    if (own_process && !rounds.empty()) rounds.back().process_s = p0 - rounds.back().process_s;
+    if (m->header.type == MsgType::kStop) {
+      if (own_process && !rounds.empty()) rounds.back().process_s += process_cpu() - p0;
+      return rounds;
+    }
+    env.send(to, std::move(*m));
+    // process_s holds the round's start until the next recv() begins.
+    rounds.push_back({t1 - t0, thread_cpu() - t1, p0});
+  }
+}
 
-  struct Round {
-    double wall_s, send_s, receive_s, process_s;
-  };
-  std::vector<std::vector<Round>> rounds(sizes.size());
-  std::vector<double> encoded(sizes.size());
+DriverRounds drive_echo(Env& env, NodeId to, const std::vector<std::size_t>& sizes, int repetitions,
+                        const std::function<void(std::size_t, const DriverRounds&)>& after_size) {
+  DriverRounds out;
+  out.rounds.resize(sizes.size());
+  out.encoded.resize(sizes.size());
   std::string failure;
   for (std::size_t s = 0; s < sizes.size() && failure.empty(); ++s) {
     Message m = message_of_about(sizes[s]);
-    encoded[s] = static_cast<double>(encoded_size(m));
+    out.encoded[s] = static_cast<double>(encoded_size(m));
     for (int r = 0; r <= repetitions; ++r) {  // round 0 warms the buffers up and is not kept
       const double p0 = process_cpu();
       const double c0 = thread_cpu();
       const auto w0 = std::chrono::steady_clock::now();
-      pair->a->send(1, std::move(m));
+      env.send(to, std::move(m));
       const double c1 = thread_cpu();
-      std::optional<Message> back = pair->a->recv(kReplyTimeout_s);
+      std::optional<Message> back = env.recv(kEchoReplyTimeout_s);
       const auto w1 = std::chrono::steady_clock::now();
       const double c2 = thread_cpu();
       const double p1 = process_cpu();
       if (!back) {
-        failure = transport + ": a message of " + std::to_string(sizes[s]) + " B did not come back within " +
-                  std::to_string(int(kReplyTimeout_s)) + " s";
+        failure = "a message of " + std::to_string(sizes[s]) + " B did not come back within " +
+                  std::to_string(int(kEchoReplyTimeout_s)) + " s";
         break;
       }
       m = std::move(*back);
       if (r > 0)
-        rounds[s].push_back({std::chrono::duration<double>(w1 - w0).count(), c1 - c0, c2 - c1, p1 - p0});
+        out.rounds[s].push_back({std::chrono::duration<double>(w1 - w0).count(), c1 - c0, c2 - c1, p1 - p0});
     }
+    if (failure.empty() && after_size) after_size(s, out);
   }
   Message stop;
   stop.header.type = MsgType::kStop;
-  pair->a->send(1, std::move(stop));
-  echoer.join();
+  env.send(to, std::move(stop));
   if (!failure.empty()) throw std::runtime_error(failure);
-  if (!echo_failure.empty()) throw std::runtime_error(transport + ": " + echo_failure);
+  return out;
+}
 
-  // The echo's rounds line up with the driver's, warm-up rounds included.
+std::vector<TransportSample> combine_rounds(const std::string& transport, const DriverRounds& driver,
+                                            const std::vector<EchoRound>& echo, int repetitions) {
+  const std::size_t sizes = driver.encoded.size();
+  if (echo.size() != sizes * static_cast<std::size_t>(repetitions + 1))
+    throw std::invalid_argument("the echoing node reported " + std::to_string(echo.size()) + " rounds, not " +
+                                std::to_string(sizes * static_cast<std::size_t>(repetitions + 1)) + " (" +
+                                std::to_string(sizes) + " sizes of " + std::to_string(repetitions) +
+                                " rounds and a warm-up each)");
   std::vector<TransportSample> out;
   std::size_t e = 0;
-  for (std::size_t s = 0; s < sizes.size(); ++s) {
+  for (std::size_t s = 0; s < sizes; ++s) {
+    if (driver.rounds.at(s).size() != static_cast<std::size_t>(repetitions))
+      throw std::invalid_argument("the driving node reported " + std::to_string(driver.rounds[s].size()) +
+                                  " rounds of " + std::to_string(static_cast<long long>(driver.encoded[s])) +
+                                  " B, not " + std::to_string(repetitions));
     ++e;  // the warm-up round
     std::vector<double> wall, send, receive;
-    for (const Round& r : rounds[s]) {
-      const EchoCpu& b = echoed.at(e++);
-      // Both nodes sent one message and received one; whatever else the process burned in the
-      // round is the transport's I/O threads, half on the sending side and half on the receiving.
-      const double io = std::max(0.0, r.process_s - r.send_s - r.receive_s - b.send_s - b.receive_s);
+    for (const DriverRound& r : driver.rounds[s]) {
+      const EchoRound& b = echo[e++];
+      // Both nodes sent one message and received one; whatever else their processes burned in
+      // the round is the transport's I/O threads, half on the sending side and half on the
+      // receiving.
+      const double io =
+          std::max(0.0, r.process_s + b.process_s - r.send_s - r.receive_s - b.send_s - b.receive_s);
       wall.push_back(r.wall_s / 2);
       send.push_back((r.send_s + b.send_s + io / 2) / 2);
       receive.push_back((r.receive_s + b.receive_s + io / 2) / 2);
     }
-    out.push_back({transport, encoded[s], median(wall), median(send), median(receive), repetitions});
+    out.push_back({transport, driver.encoded[s], median(wall), median(send), median(receive), repetitions});
   }
   return out;
+}
+
+std::vector<TransportSample> measure_transport(const std::string& transport, const std::vector<std::size_t>& sizes,
+                                               int repetitions) {
+  auto pair = make_pair(transport);
+  std::vector<EchoRound> echoed;
+  std::string echo_failure;
+  std::thread echoer([&] {
+    try {
+      echoed = echo_back(*pair->b, 0, false);
+    } catch (const std::exception& e) {
+      echo_failure = e.what();
+    }
+  });
+  DriverRounds driven;
+  std::string failure;
+  try {
+    driven = drive_echo(*pair->a, 1, sizes, repetitions);
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  echoer.join();
+  if (!failure.empty()) throw std::runtime_error(transport + ": " + failure);
+  if (!echo_failure.empty()) throw std::runtime_error(transport + ": " + echo_failure);
+  return combine_rounds(transport, driven, echoed, repetitions);
 }
 
 }  // namespace pstwin::cli

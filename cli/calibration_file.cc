@@ -60,6 +60,10 @@ nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec
                                 {{"bandwidth", with_unit(link.whole_bandwidth_Bps, 1e9, "GBps")},
                                  {"latency", with_unit(link.whole_latency_s, 1e-6, "us")}}},
                                {"quick", record.quick}};
+  if (!record.transport_hosts.empty()) {
+    calibrated["transport_hosts"] = record.transport_hosts;
+    calibrated["kernels_measured_on"] = record.machine;
+  }
   const nlohmann::json group = {
       {"device",
        {{"flops", with_unit(device.peak_flops, 1e9, "Gflops")},

@@ -48,10 +48,14 @@ struct CalibrationRecord {
   unsigned cores = 1;
   double memcpy_Bps = 0;
   bool quick = false;
+  /// With --hostfile: the two machines the transport was measured between (echo peer, driver);
+  /// empty: over loopback on `machine`.
+  std::vector<std::string> transport_hosts;
 };
 
 /// The cluster keys of the file: "calibrated" (the record, with "transport_link": {"bandwidth",
-/// "latency"}, the whole-time line), "worker" and "server" groups, each
+/// "latency"}, the whole-time line, and with transport_hosts: "transport_hosts": [two names] and
+/// "kernels_measured_on": `machine`, since then only the transport was measured elsewhere), "worker" and "server" groups, each
 /// {"device": {"flops", "bandwidth", "overhead"}, "link": {"bandwidth", "latency"},
 /// "messaging": {"send_per_message", "send_per_byte", "receive_per_message",
 /// "receive_per_byte"}}, and "cpu": {"cores", "machines": "one"}. Values are strings with units

@@ -48,7 +48,7 @@ void die_with_parent(pid_t parent, int death_signal) {
   if (prctl(PR_SET_PDEATHSIG, death_signal) != 0 || getppid() != parent) _exit(128 + death_signal);
 }
 
-pid_t spawn(const std::vector<std::string>& argv) {
+pid_t spawn(const std::vector<std::string>& argv, int stdout_fd) {
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -61,6 +61,7 @@ pid_t spawn(const std::vector<std::string>& argv) {
     // The child starts with the default dispositions, not the launcher's handler.
     for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
     die_with_parent(parent);
+    if (stdout_fd >= 0 && stdout_fd != STDOUT_FILENO && dup2(stdout_fd, STDOUT_FILENO) < 0) _exit(127);
     execvp(args[0], args.data());
     std::cerr << "pstwin: cannot start " << argv[0] << ": " << std::strerror(errno) << "\n";
     _exit(127);

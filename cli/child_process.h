@@ -13,11 +13,12 @@
 
 namespace pstwin::cli {
 
-/// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stdout and
-/// stderr inherited. Throws std::runtime_error when fork fails; a failed exec exits the child
+/// Starts `argv[0]` with arguments argv[1..] (searched on PATH when it has no '/'), stderr
+/// inherited, and stdout too unless `stdout_fd` >= 0 (then the child's stdout is that file
+/// descriptor, e.g. a pipe's write end; the caller closes its own copy). Throws std::runtime_error when fork fails; a failed exec exits the child
 /// with status 127 and a message on stderr. The child ends when this process does
 /// (die_with_parent). REQUIRES: called from the main thread.
-pid_t spawn(const std::vector<std::string>& argv);
+pid_t spawn(const std::vector<std::string>& argv, int stdout_fd = -1);
 
 /// In a child just forked by `parent`: asks Linux to send it `death_signal` when the thread that
 /// forked it ends (prctl PR_SET_PDEATHSIG), and ends it at once if `parent` is already gone. A

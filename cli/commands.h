@@ -25,9 +25,15 @@ int sweep_command(const std::vector<std::string>& args);
 /// `pstwin validate SCENARIO.json [--set /ptr=value ...]`
 int validate_command(const std::vector<std::string>& args);
 
-/// `pstwin calibrate [SCENARIO.json ...] --out FILE [--transport T] [--device D] [--quick]`:
-/// measures this machine and writes a cluster section to include (cli/calibrate_command.cc).
+/// `pstwin calibrate [SCENARIO.json ...] --out FILE [--transport T] [--device D] [--quick]
+/// [--max-message B] [--hostfile F [--ssh-command C]]`: measures this machine (with a hostfile,
+/// the transport between its first two machines) and writes a cluster section to include
+/// (cli/calibrate_command.cc).
 int calibrate_command(const std::vector<std::string>& args);
+
+/// `pstwin calibrate-peer echo|drive ...`: internal, one of the two processes `calibrate --hostfile`
+/// starts on the machines it measures between (cli/calibrate_peer_command.cc).
+int calibrate_peer_command(const std::vector<std::string>& args);
 
 /// `pstwin --version`: pstwin's version and commit, and the versions of the SimGrid and ZeroMQ
 /// libraries it runs with and of the CUDA it was built with ("not built" without), on stdout.

@@ -51,6 +51,9 @@ std::optional<int> run_command(const std::string& command, const std::vector<std
   if (command == "node") return pstwin::cli::node_command(args);
   if (command == "keygen") return pstwin::cli::keygen_command(args);
   if (command == "calibrate") return pstwin::cli::calibrate_command(args);
+  // Internal, and so not among kCommands: what `calibrate --hostfile` starts on each machine. It
+  // reads PSTWIN_ADVERTISE as launch's nodes do, so that variable is not taken away from it.
+  if (command == "calibrate-peer") return pstwin::cli::calibrate_peer_command(args);
   return std::nullopt;
 }
 

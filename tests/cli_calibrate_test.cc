@@ -126,13 +126,7 @@ TEST(CliCalibrate, RefusesWhatItCannotMeasure) {
   const auto tcp = run_pstwin("calibrate --quick --transport tcp --out " + dir + "/c.json");
   EXPECT_EQ(tcp.exit_code, 2);
   EXPECT_NE(tcp.output.find("--transport must be zmq-curve, zmq, inproc or ucx, not 'tcp'"), std::string::npos);
-  {
-    std::ofstream(dir + "/hosts") << "node1 slots=2\n";
-  }
-  const auto hosts = run_pstwin("calibrate --quick --hostfile " + dir + "/hosts --out " + dir + "/c.json");
-  EXPECT_EQ(hosts.exit_code, 2);
-  EXPECT_NE(hosts.output.find("--hostfile: measuring between machines is not built yet"), std::string::npos)
-      << hosts.output;
+  // A hostfile of one host: tests/cli_calibrate_hosts_test.cc.
   const auto no_out = run_pstwin("calibrate --quick");
   EXPECT_EQ(no_out.exit_code, 2);
   EXPECT_NE(no_out.output.find("--out FILE is required"), std::string::npos);

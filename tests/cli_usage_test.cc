@@ -121,8 +121,7 @@ TEST(CliUsage, EveryFlagAUsageShowsIsAccepted) {
 
 // The other way: README's synopsis of a command shows every flag its --help lists (a trial found
 // launch's without --insecure, --key-file, --resume, --ssh-command, --scheduler-host and --port).
-// --help, and --scenario (the positional SCENARIO.json by name), go without saying; calibrate's
-// --hostfile is refused as not built yet (README, "Calibrating to your machine", says so).
+// --help, and --scenario (the positional SCENARIO.json by name), go without saying.
 TEST(CliUsage, ReadmeShowsEveryFlagACommandAccepts) {
   const auto readme = readme_synopses();
   for (const std::string& command : kCommands) {
@@ -130,7 +129,7 @@ TEST(CliUsage, ReadmeShowsEveryFlagACommandAccepts) {
     ASSERT_EQ(help.exit_code, 0) << command << "\n" << help.output;
     const std::set<std::string> shown = readme.count(command) ? flags_in(readme.at(command)) : std::set<std::string>{};
     for (const auto& [flag, takes_value] : option_table(help.output))
-      if (flag != "--help" && flag != "--scenario" && !(command == "calibrate" && flag == "--hostfile")) {
+      if (flag != "--help" && flag != "--scenario") {
         EXPECT_TRUE(shown.count(flag)) << command << ": README's synopsis leaves out " << flag;
       }
   }

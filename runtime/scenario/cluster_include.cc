@@ -179,13 +179,23 @@ namespace pstwin {
 void check_calibration_record(const nlohmann::json& v, const std::string& ptr) {
   using namespace scenario_json;
   const Object o(v, ptr, {"machine", "date", "pstwin_version", "transport", "device", "cores",
-                          "memcpy_bandwidth", "quick", "transport_link"});
-  for (const char* key : {"machine", "date", "pstwin_version", "transport", "device"})
+                          "memcpy_bandwidth", "quick", "transport_link", "transport_hosts",
+                          "kernels_measured_on"});
+  for (const char* key : {"machine", "date", "pstwin_version", "transport", "device", "kernels_measured_on"})
     if (o.has(key)) (void)read_string(o.at(key), o.ptr(key));
   if (o.has("cores")) (void)read_uint(o.at("cores"), o.ptr("cores"), 1);
   if (o.has("memcpy_bandwidth"))
     (void)read_unit(o.at("memcpy_bandwidth"), o.ptr("memcpy_bandwidth"), parse_bandwidth_Bps, "12GBps", true);
   if (o.has("transport_link")) (void)scenario_sections::parse_link(o.at("transport_link"), o.ptr("transport_link"));
+  if (o.has("transport_hosts")) {
+    // calibrate --hostfile: the echo peer's machine and the driver's.
+    const nlohmann::json& hosts = o.at("transport_hosts");
+    if (!hosts.is_array() || hosts.size() != 2)
+      throw ScenarioError(o.ptr("transport_hosts"),
+                          "expected the two hosts the transport was measured between, [\"a\", \"b\"], got " +
+                              describe(hosts));
+    for (std::size_t i = 0; i < 2; ++i) (void)read_string(hosts[i], o.ptr("transport_hosts") + "/" + std::to_string(i));
+  }
   if (o.has("quick") && !o.at("quick").is_boolean())
     throw ScenarioError(o.ptr("quick"), "expected true or false, got " + describe(o.at("quick")));
 }

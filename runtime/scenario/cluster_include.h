@@ -72,7 +72,10 @@ namespace pstwin {
 /// from; the model uses none of it. An object of: "machine", "date", "pstwin_version",
 /// "transport", "device" (non-empty strings), "cores" (an integer >= 1), "memcpy_bandwidth" (a
 /// bandwidth, "12.3GBps"), "quick" (a boolean), "transport_link" (a link, {"bandwidth",
-/// "latency"}: the transport's whole message time as one line, for a model without host costs). Throws ScenarioError at the offending value.
+/// "latency"}: the transport's whole message time as one line, for a model without host costs),
+/// "transport_hosts" (two non-empty host names: calibrate --hostfile measured the transport
+/// between them) and "kernels_measured_on" (a non-empty string: where the rest was measured).
+/// Throws ScenarioError at the offending value.
 void check_calibration_record(const nlohmann::json& v, const std::string& ptr);
 
 }  // namespace pstwin
