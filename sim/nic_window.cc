@@ -175,12 +175,11 @@ void NicSenders::take_refills(Nic& nic) {
   }
 }
 
-bool NicSenders::behind_in_stream(const Nic& nic) const {
+bool NicSenders::behind_in_stream(const Nic& nic, const Outgoing& next) const {
   // A TCP connection delivers in order: a message cannot arrive before the one sent ahead of it
   // to the same receiver, which SimGrid's flows (each on its own, a short one faster) would let
   // it. So it waits for that one to arrive. Only nic_send_window frees slots before arrival.
   if (!nic.fifo) return false;
-  const Outgoing& next = nic.queue.front();
   const NodeId to_node = next.to;
   // A message's parts go one after another; its last part, which delivers it, waits until the
   // others have arrived, so that the message arrives whole.
@@ -194,6 +193,21 @@ bool NicSenders::behind_in_stream(const Nic& nic) const {
   sg4::Mailbox* to = mailboxes_[to_node];
   return std::any_of(nic.in_flight.begin(), nic.in_flight.end(),
                      [&](const sg4::CommPtr& c) { return c->get_mailbox() == to; });
+}
+
+std::size_t NicSenders::next_ready(const Nic& nic) const {
+  const std::size_t n = nic.queue.size();
+  if (!nic.fifo || n == 0) return 0;
+  // Receivers whose connection is held up: an earlier message to them waits (in queue order),
+  // so a later one may not pass it. Few messages queue at a NIC: a linear scan.
+  std::vector<NodeId> held;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Outgoing& out = nic.queue[i];
+    if (std::find(held.begin(), held.end(), out.to) != held.end()) continue;
+    if (!behind_in_stream(nic, out)) return i;
+    held.push_back(out.to);
+  }
+  return n;
 }
 
 sg4::ActorPtr NicSenders::nic_actor(NodeId node) const { return nics_.at(node)->actor; }
@@ -229,16 +243,16 @@ void NicSenders::run_nic(Nic& nic) {
       nic.ordered = nic.queue.size();
     }
     if (nic.fifo) take_refills(nic);
-    while (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) {
-      const Nic::Outgoing out = nic.queue.front();
-      nic.queue.pop_front();
+    for (std::size_t i; nic.busy() < window_ && (i = next_ready(nic)) < nic.queue.size();) {
+      const Nic::Outgoing out = nic.queue[i];
+      nic.queue.erase(nic.queue.begin() + static_cast<long>(i));
       --nic.ordered;
       if (nic.fifo && out.bytes > part_bytes_) release_part(nic, out);
       else release(nic.node, out.to, out.msg, out.bytes);
     }
     // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as
     // the actor was awake. From this check to the wait nothing yields.
-    if (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) continue;
+    if (nic.busy() < window_ && next_ready(nic) < nic.queue.size()) continue;
     waiting = nic.in_flight;
     for (const auto& part : nic.parts) waiting.push_back(part.first);
     waiting.push_back(kick);
