@@ -160,17 +160,18 @@ void NicSenders::release_part(Nic& nic, Outgoing out) {
   const double left_at =
       nic.serialising.hold(sg4::Engine::get_clock(), part_bytes_, sender_bandwidth(nic.node, out.to));
   out.bytes -= part_bytes_;
+  out.rest = true;
   nic.refills.emplace_back(left_at, out);
 }
 
 void NicSenders::take_refills(Nic& nic) {
   const double now = sg4::Engine::get_clock();
   while (!nic.refills.empty() && nic.refills.front().first <= now + 1e-12) {
-    const Outgoing rest = nic.refills.front().second;
+    // Behind everything queued meanwhile, as TCP Small Queues lets the connection hand over its
+    // next part only once the last has left; next_ready keeps its connection's later messages
+    // behind it.
+    nic.queue.push_back(nic.refills.front().second);
     nic.refills.pop_front();
-    // Ahead of its connection's later messages, as a TCP stream keeps its order.
-    auto at = std::find_if(nic.queue.begin(), nic.queue.end(), [&](const Outgoing& o) { return o.to == rest.to; });
-    nic.queue.insert(at, rest);
     ++nic.ordered;
   }
 }
@@ -198,12 +199,16 @@ bool NicSenders::behind_in_stream(const Nic& nic, const Outgoing& next) const {
 std::size_t NicSenders::next_ready(const Nic& nic) const {
   const std::size_t n = nic.queue.size();
   if (!nic.fifo || n == 0) return 0;
-  // Receivers whose connection is held up: an earlier message to them waits (in queue order),
-  // so a later one may not pass it. Few messages queue at a NIC: a linear scan.
+  // Receivers whose connection is held up, so that a later message to them may not pass an
+  // earlier one: the rest of a message (which rejoined at the queue's end, behind messages its
+  // connection sent later) and any message that must wait (behind_in_stream). Few messages queue
+  // at a NIC: linear scans.
   std::vector<NodeId> held;
+  for (const Outgoing& out : nic.queue)
+    if (out.rest) held.push_back(out.to);
   for (std::size_t i = 0; i < n; ++i) {
     const Outgoing& out = nic.queue[i];
-    if (std::find(held.begin(), held.end(), out.to) != held.end()) continue;
+    if (!out.rest && std::find(held.begin(), held.end(), out.to) != held.end()) continue;
     if (!behind_in_stream(nic, out)) return i;
     held.push_back(out.to);
   }

@@ -77,6 +77,7 @@ class NicSenders {
     NodeId to;
     Message* msg;
     std::uint64_t bytes;
+    bool rest = false;  // nic_send_window: a part of it has left already
   };
   /// A message that holds its sender's slot and waits for a receive slot at its receiver.
   struct Backlogged {
@@ -114,8 +115,8 @@ class NicSenders {
   /// nic_send_window: puts the first part_bytes_ of `out` on the wire from the calling NIC actor
   /// and keeps the rest for take_refills. REQUIRES: out.bytes > part_bytes_.
   void release_part(Nic& nic, Outgoing out);
-  /// nic_send_window: the rests whose part has left by now rejoin the queue's end, each ahead of
-  /// any later message to its receiver.
+  /// nic_send_window: the rests whose part has left by now rejoin the queue's end, behind what
+  /// was queued meanwhile (next_ready keeps their connections' later messages behind them).
   void take_refills(Nic& nic);
   /// The rate (bytes/s) at which a lone message leaves `from`'s own link on the route to `to`
   /// (its bandwidth times SimGrid's bandwidth factor); 0 with no link.
