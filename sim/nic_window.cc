@@ -46,6 +46,7 @@ struct NicSenders::Nic {
   // nic_send_window: the rest of a message whose part is on the wire, and when that part's last
   // byte leaves (then the rest joins the queue, as TCP refills its share of the NIC's queue).
   std::deque<std::pair<double, Outgoing>> refills;
+  std::size_t rests = 0;                 // nic_send_window: queued messages that are rests
   std::size_t ordered = 0;               // queue[0, ordered) is in the order it leaves in
   std::size_t rotation = 0;              // where this NIC's rotation of receivers starts
   std::vector<sg4::CommPtr> in_flight;   // put on a receiver's mailbox
@@ -173,6 +174,7 @@ void NicSenders::take_refills(Nic& nic) {
     nic.queue.push_back(nic.refills.front().second);
     nic.refills.pop_front();
     ++nic.ordered;
+    ++nic.rests;
   }
 }
 
@@ -204,8 +206,9 @@ std::size_t NicSenders::next_ready(const Nic& nic) const {
   // connection sent later) and any message that must wait (behind_in_stream). Few messages queue
   // at a NIC: linear scans.
   std::vector<NodeId> held;
-  for (const Outgoing& out : nic.queue)
-    if (out.rest) held.push_back(out.to);
+  if (nic.rests > 0)  // a server's queue can hold a reply to every worker: scan only if needed
+    for (const Outgoing& out : nic.queue)
+      if (out.rest) held.push_back(out.to);
   for (std::size_t i = 0; i < n; ++i) {
     const Outgoing& out = nic.queue[i];
     if (!out.rest && std::find(held.begin(), held.end(), out.to) != held.end()) continue;
@@ -252,6 +255,7 @@ void NicSenders::run_nic(Nic& nic) {
       const Nic::Outgoing out = nic.queue[i];
       nic.queue.erase(nic.queue.begin() + static_cast<long>(i));
       --nic.ordered;
+      if (out.rest) --nic.rests;
       if (nic.fifo && out.bytes > part_bytes_) release_part(nic, out);
       else release(nic.node, out.to, out.msg, out.bytes);
     }
