@@ -46,6 +46,7 @@ struct NicSenders::Nic {
   // nic_send_window: the rest of a message whose part is on the wire, and when that part's last
   // byte leaves (then the rest joins the queue, as TCP refills its share of the NIC's queue).
   std::deque<std::pair<double, Outgoing>> refills;
+  std::size_t rests = 0;                 // nic_send_window: queued messages that are rests
   std::size_t ordered = 0;               // queue[0, ordered) is in the order it leaves in
   std::size_t rotation = 0;              // where this NIC's rotation of receivers starts
   std::vector<sg4::CommPtr> in_flight;   // put on a receiver's mailbox
@@ -160,27 +161,28 @@ void NicSenders::release_part(Nic& nic, Outgoing out) {
   const double left_at =
       nic.serialising.hold(sg4::Engine::get_clock(), part_bytes_, sender_bandwidth(nic.node, out.to));
   out.bytes -= part_bytes_;
+  out.rest = true;
   nic.refills.emplace_back(left_at, out);
 }
 
 void NicSenders::take_refills(Nic& nic) {
   const double now = sg4::Engine::get_clock();
   while (!nic.refills.empty() && nic.refills.front().first <= now + 1e-12) {
-    const Outgoing rest = nic.refills.front().second;
+    // Behind everything queued meanwhile, as TCP Small Queues lets the connection hand over its
+    // next part only once the last has left; next_ready keeps its connection's later messages
+    // behind it.
+    nic.queue.push_back(nic.refills.front().second);
     nic.refills.pop_front();
-    // Ahead of its connection's later messages, as a TCP stream keeps its order.
-    auto at = std::find_if(nic.queue.begin(), nic.queue.end(), [&](const Outgoing& o) { return o.to == rest.to; });
-    nic.queue.insert(at, rest);
     ++nic.ordered;
+    ++nic.rests;
   }
 }
 
-bool NicSenders::behind_in_stream(const Nic& nic) const {
+bool NicSenders::behind_in_stream(const Nic& nic, const Outgoing& next) const {
   // A TCP connection delivers in order: a message cannot arrive before the one sent ahead of it
   // to the same receiver, which SimGrid's flows (each on its own, a short one faster) would let
   // it. So it waits for that one to arrive. Only nic_send_window frees slots before arrival.
   if (!nic.fifo) return false;
-  const Outgoing& next = nic.queue.front();
   const NodeId to_node = next.to;
   // A message's parts go one after another; its last part, which delivers it, waits until the
   // others have arrived, so that the message arrives whole.
@@ -194,6 +196,26 @@ bool NicSenders::behind_in_stream(const Nic& nic) const {
   sg4::Mailbox* to = mailboxes_[to_node];
   return std::any_of(nic.in_flight.begin(), nic.in_flight.end(),
                      [&](const sg4::CommPtr& c) { return c->get_mailbox() == to; });
+}
+
+std::size_t NicSenders::next_ready(const Nic& nic) const {
+  const std::size_t n = nic.queue.size();
+  if (!nic.fifo || n == 0) return 0;
+  // Receivers whose connection is held up, so that a later message to them may not pass an
+  // earlier one: the rest of a message (which rejoined at the queue's end, behind messages its
+  // connection sent later) and any message that must wait (behind_in_stream). Few messages queue
+  // at a NIC: linear scans.
+  std::vector<NodeId> held;
+  if (nic.rests > 0)  // a server's queue can hold a reply to every worker: scan only if needed
+    for (const Outgoing& out : nic.queue)
+      if (out.rest) held.push_back(out.to);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Outgoing& out = nic.queue[i];
+    if (!out.rest && std::find(held.begin(), held.end(), out.to) != held.end()) continue;
+    if (!behind_in_stream(nic, out)) return i;
+    held.push_back(out.to);
+  }
+  return n;
 }
 
 sg4::ActorPtr NicSenders::nic_actor(NodeId node) const { return nics_.at(node)->actor; }
@@ -229,16 +251,17 @@ void NicSenders::run_nic(Nic& nic) {
       nic.ordered = nic.queue.size();
     }
     if (nic.fifo) take_refills(nic);
-    while (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) {
-      const Nic::Outgoing out = nic.queue.front();
-      nic.queue.pop_front();
+    for (std::size_t i; nic.busy() < window_ && (i = next_ready(nic)) < nic.queue.size();) {
+      const Nic::Outgoing out = nic.queue[i];
+      nic.queue.erase(nic.queue.begin() + static_cast<long>(i));
       --nic.ordered;
+      if (out.rest) --nic.rests;
       if (nic.fifo && out.bytes > part_bytes_) release_part(nic, out);
       else release(nic.node, out.to, out.msg, out.bytes);
     }
     // Posting and releasing yield to other actors: a role that sent meanwhile did not ring, as
     // the actor was awake. From this check to the wait nothing yields.
-    if (nic.busy() < window_ && !nic.queue.empty() && !behind_in_stream(nic)) continue;
+    if (nic.busy() < window_ && next_ready(nic) < nic.queue.size()) continue;
     waiting = nic.in_flight;
     for (const auto& part : nic.parts) waiting.push_back(part.first);
     waiting.push_back(kick);

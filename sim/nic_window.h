@@ -77,6 +77,7 @@ class NicSenders {
     NodeId to;
     Message* msg;
     std::uint64_t bytes;
+    bool rest = false;  // nic_send_window: a part of it has left already
   };
   /// A message that holds its sender's slot and waits for a receive slot at its receiver.
   struct Backlogged {
@@ -103,14 +104,19 @@ class NicSenders {
   /// From a receiver: wakes the sender's NIC actor, if messages wait for a slot, after one network
   /// latency (a 0-byte message from the receiver's host).
   void acknowledge(Nic& nic);
-  /// Whether `nic`'s next message must wait for an earlier one to the same receiver to arrive
-  /// (nic_send_window only). REQUIRES: its queue is not empty.
-  bool behind_in_stream(const Nic& nic) const;
+  /// Whether `out`, queued at `nic`, must wait for an earlier message to the same receiver to
+  /// arrive or to leave in parts (nic_send_window only): a TCP connection delivers in order.
+  bool behind_in_stream(const Nic& nic, const Outgoing& out) const;
+  /// The index in `nic`'s queue of the message that leaves next: the first whose connection has
+  /// nothing ahead of it (under nic_send_window a message behind its own connection's earlier
+  /// one waits without holding back other connections', as each TCP socket keeps its own send
+  /// buffer), or the queue's length if none can leave now.
+  std::size_t next_ready(const Nic& nic) const;
   /// nic_send_window: puts the first part_bytes_ of `out` on the wire from the calling NIC actor
   /// and keeps the rest for take_refills. REQUIRES: out.bytes > part_bytes_.
   void release_part(Nic& nic, Outgoing out);
-  /// nic_send_window: the rests whose part has left by now rejoin the queue's end, each ahead of
-  /// any later message to its receiver.
+  /// nic_send_window: the rests whose part has left by now rejoin the queue's end, behind what
+  /// was queued meanwhile (next_ready keeps their connections' later messages behind them).
   void take_refills(Nic& nic);
   /// The rate (bytes/s) at which a lone message leaves `from`'s own link on the route to `to`
   /// (its bandwidth times SimGrid's bandwidth factor); 0 with no link.
