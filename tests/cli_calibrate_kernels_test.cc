@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cli/calibrate_kernels.h"
+#include "kernels/backend.h"
 
 namespace pstwin::cli {
 namespace {
@@ -22,6 +23,35 @@ TEST(CalibrateKernels, EachStepTakesTheNextBatchOfTheShardWrappingRoundAtItsEnd)
   EXPECT_EQ(next_batch_rows(shard, 5, next), (Rows{6, 7, 8, 9, 5}));
   EXPECT_EQ(next, 1u);
   EXPECT_TRUE(next_batch_rows({}, 3, next).empty());
+}
+
+TEST(CalibrateKernels, EveryCallStartsWithItsCachesEmptiedAsAfterAWait) {
+  // A worker's step follows its wait for the pull replies, the scheduler's evaluation its wait for
+  // the snapshots: every call, the unmeasured first one of each size included, starts after an
+  // eviction. The shipped models are dense: one eviction per call.
+  const auto cpu = make_cpu_backend();
+  CacheEvictor evictor(1 << 16);
+  const std::vector<KernelTiming> steps = time_kernels({}, *cpu, 0.0, evictor);
+  std::size_t calls = 0;
+  for (const KernelTiming& k : steps) calls += static_cast<std::size_t>(k.calls) + 1;
+  EXPECT_EQ(steps.size(), 15u);  // logistic, softmax, mlp at 16, 32, 64, 128, 256 rows
+  EXPECT_EQ(evictor.evictions(), calls);
+
+  const std::size_t before = evictor.evictions();
+  const std::vector<KernelTiming> evals = time_evaluations({}, *cpu, 0.0, evictor);
+  ASSERT_EQ(evals.size(), 9u);  // three models, a quarter, half and all of their rows
+  calls = 0;
+  for (const KernelTiming& k : evals) {
+    calls += static_cast<std::size_t>(k.calls) + 1;
+    EXPECT_TRUE(k.evaluation);
+    EXPECT_GT(k.flops, 0);
+  }
+  EXPECT_EQ(evictor.evictions() - before, calls);
+  // 512 training rows and a test set of 512: 128 + 128, 256 + 256, 512 + 512 rows evaluated.
+  EXPECT_EQ(evals[0].batch, 256u);
+  EXPECT_EQ(evals[1].batch, 512u);
+  EXPECT_EQ(evals[2].batch, 1024u);
+  EXPECT_EQ(evals[0].model, "logistic");
 }
 
 }  // namespace
