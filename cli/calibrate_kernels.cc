@@ -12,6 +12,7 @@
 #include "runtime/job_setup.h"
 #include "runtime/model/model.h"
 #include "runtime/rng.h"
+#include "runtime/roles/batch_order.h"
 #include "runtime/roles/evaluation.h"
 
 namespace pstwin::cli {
@@ -194,10 +195,14 @@ std::vector<KernelTiming> time_kernels(const std::vector<Scenario>& scenarios, K
           std::clamp<std::size_t>(static_cast<std::size_t>(static_cast<double>(m.batch) * factor), 1, m.rows.size());
       if (!out.empty() && out.back().model == m.label && out.back().batch == batch) continue;
       // A worker never computes the same mini-batch twice in a row: timing one batch over and
-      // over found its rows (and a sparse model's touched keys) in cache every time.
-      std::size_t next = 0;
+      // over found its rows (and a sparse model's touched keys) in cache every time. It walks
+      // its rows in a new random order each pass, which the hardware cannot fetch ahead.
+      std::vector<std::uint32_t> order = m.rows;
+      std::size_t cursor = 0;
+      Rng walk(13);
       const auto [cost, time] = repeat(
-          [&] { return step(m, backend, next_batch_rows(m.rows, batch, next), params, grad, evictor); }, min_seconds);
+          [&] { return step(m, backend, next_shuffled_batch(order, cursor, batch, walk), params, grad, evictor); },
+          min_seconds);
       out.push_back({m.label, batch, false, cost.flops, cost.bytes, time.first, time.second});
     }
   }
@@ -236,16 +241,6 @@ void CacheEvictor::evict() {
 std::size_t private_cache_eviction_bytes() {
   const long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE);
   return l2 > 0 ? 2 * static_cast<std::size_t>(l2) : std::size_t{8} << 20;
-}
-
-std::vector<std::uint32_t> next_batch_rows(const std::vector<std::uint32_t>& rows, std::size_t batch,
-                                           std::size_t& next) {
-  std::vector<std::uint32_t> out(rows.empty() ? 0 : batch);
-  for (std::uint32_t& r : out) {
-    r = rows[next];
-    next = (next + 1) % rows.size();
-  }
-  return out;
 }
 
 double memcpy_bandwidth(std::size_t bytes, int repetitions) {

@@ -51,7 +51,8 @@ std::size_t private_cache_eviction_bytes();
 
 /// Times one gradient step (Model::gradient, or batch_keys + sparse_gradient for a sparse model)
 /// of each model on `backend`, at batch sizes around each model's own: 1/4, 1/2, 1, 2 and 4 times
-/// it. Each call takes the next batch of the data (next_batch_rows), as a worker does, and starts
+/// it. Each call takes the next batch of the data as a worker does (next_shuffled_batch, the
+/// worker's own walk: shuffled passes over worker 0's partition), and starts
 /// as a worker's step does: after `evictor` emptied the caches (the data rows are cold) and the
 /// parameters were written (a dense model's whole vector; a sparse model's rows of the batch,
 /// copied after batch_keys, as the pull replies bring them). Only the model's calls are timed.
@@ -73,12 +74,6 @@ std::vector<KernelTiming> time_kernels(const std::vector<Scenario>& scenarios, K
 /// time_kernels.
 std::vector<KernelTiming> time_evaluations(const std::vector<Scenario>& scenarios, KernelBackend& backend,
                                            double min_seconds, CacheEvictor& evictor);
-
-/// The `batch` rows of `rows` from position `next` on, wrapping round at the end, and `next`
-/// moved past them: consecutive calls walk the rows as a worker walks its shard, one new
-/// mini-batch per step. Empty when `rows` is. REQUIRES next < rows.size() when rows is not empty.
-std::vector<std::uint32_t> next_batch_rows(const std::vector<std::uint32_t>& rows, std::size_t batch,
-                                           std::size_t& next);
 
 /// This machine's memcpy rate in bytes copied per second: the median of a few copies of a
 /// `bytes`-byte buffer into another, both touched before timing.
