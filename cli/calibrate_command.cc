@@ -283,12 +283,13 @@ int calibrate_command(const std::vector<std::string>& args) {
   }
   std::cerr << "calibrate: kernels on " << chosen << "\n";
   std::vector<KernelTiming> kernels, evaluations;
-  CacheEvictor evictor(private_cache_eviction_bytes());
-  std::cerr << "calibrate: each step after evicting " << evictor.bytes() / 1024 << " KiB of caches\n";
+  NodeWait wait(private_cache_eviction_bytes(), kNodeWaitSleepS);
+  std::cerr << "calibrate: each call after a node's wait: " << wait.bytes() / 1024 << " KiB written (the caches"
+            << " emptied), then " << wait.sleep_s() * 1e3 << " ms asleep\n";
   try {
-    kernels = time_kernels(scenarios, *backend, plan.kernel_seconds, evictor);
+    kernels = time_kernels(scenarios, *backend, plan.kernel_seconds, wait);
     std::cerr << "calibrate: evaluations on " << chosen << "\n";
-    evaluations = time_evaluations(scenarios, *backend, plan.kernel_seconds, evictor);
+    evaluations = time_evaluations(scenarios, *backend, plan.kernel_seconds, wait);
   } catch (const DataError& e) {
     std::cerr << error_prefix() << "bad data: " << e.what() << "\n";
     return 2;

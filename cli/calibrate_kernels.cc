@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstring>
 #include <numeric>
+#include <thread>
 
 #include <unistd.h>
 
@@ -115,24 +116,24 @@ struct TimedCall {
 };
 
 /// One gradient step of `m` over `rows`, started as a worker's step is (see time_kernels): only
-/// the model's calls are timed.
+/// the model's calls are timed, and each call follows one wait.pass().
 TimedCall step(const TimedModel& m, KernelBackend& backend, const std::vector<std::uint32_t>& rows,
-               std::vector<float>& params, std::vector<float>& grad, CacheEvictor& evictor) {
+               std::vector<float>& params, std::vector<float>& grad, NodeWait& wait) {
   const RowSelection sel{rows.data(), rows.size()};
   LossStats stats;
-  evictor.evict();
   if (!m.model->sparse()) {
+    wait.pass();
     touch(params);
     const auto t0 = Clock::now();
     const Cost c = m.model->gradient(backend, *m.data, sel, params.data(), grad.data(), &stats);
     return {c, since(t0)};
   }
-  // A worker draws the next batch's keys while it pushes, and computes once the pull replies
-  // have brought their rows: two stretches, each after its wait.
+  // A worker draws a batch's keys right after its last compute, while it pushes; it waits for
+  // the pull replies of those keys, and computes once they have brought their rows.
   auto t0 = Clock::now();
   const std::vector<std::uint64_t> keys = m.model->batch_keys(*m.data, sel);
   double seconds = since(t0);
-  evictor.evict();
+  wait.pass();
   const std::size_t width = m.model->values_per_key();
   std::vector<float> touched(keys.size() * width), touched_grad(keys.size() * width);
   for (std::size_t k = 0; k < keys.size(); ++k)
@@ -150,11 +151,11 @@ std::size_t first_part(std::size_t n, double fraction) {
 /// The scheduler's evaluation of `m` over the first `fraction` of its train and test rows,
 /// started as after a wait for the snapshots.
 TimedCall evaluation(const TimedModel& m, KernelBackend& backend, const std::vector<std::uint32_t>& test_rows,
-                     double fraction, const std::vector<float>& params, CacheEvictor& evictor) {
+                     double fraction, const std::vector<float>& params, NodeWait& wait) {
   const RowSelection train{m.train_eval_rows.data(), first_part(m.train_eval_rows.size(), fraction)};
   const RowSelection test{test_rows.data(), first_part(test_rows.size(), fraction)};
   LossStats train_stats, test_stats;
-  evictor.evict();
+  wait.pass();
   touch(params);
   const auto t0 = Clock::now();
   const Cost c = evaluation_passes(*m.model, backend, *m.data, train, *m.test, test, params.data(), &train_stats,
@@ -183,7 +184,7 @@ std::pair<Cost, std::pair<double, int>> repeat(Call call, double min_seconds) {
 }  // namespace
 
 std::vector<KernelTiming> time_kernels(const std::vector<Scenario>& scenarios, KernelBackend& backend,
-                                       double min_seconds, CacheEvictor& evictor) {
+                                       double min_seconds, NodeWait& wait) {
   std::vector<TimedModel> models = scenarios.empty() ? shipped_models() : scenario_models(scenarios);
   std::vector<KernelTiming> out;
   for (const TimedModel& m : models) {
@@ -201,7 +202,7 @@ std::vector<KernelTiming> time_kernels(const std::vector<Scenario>& scenarios, K
       std::size_t cursor = 0;
       Rng walk(13);
       const auto [cost, time] = repeat(
-          [&] { return step(m, backend, next_shuffled_batch(order, cursor, batch, walk), params, grad, evictor); },
+          [&] { return step(m, backend, next_shuffled_batch(order, cursor, batch, walk), params, grad, wait); },
           min_seconds);
       out.push_back({m.label, batch, false, cost.flops, cost.bytes, time.first, time.second});
     }
@@ -210,7 +211,7 @@ std::vector<KernelTiming> time_kernels(const std::vector<Scenario>& scenarios, K
 }
 
 std::vector<KernelTiming> time_evaluations(const std::vector<Scenario>& scenarios, KernelBackend& backend,
-                                           double min_seconds, CacheEvictor& evictor) {
+                                           double min_seconds, NodeWait& wait) {
   std::vector<TimedModel> models = scenarios.empty() ? shipped_models() : scenario_models(scenarios);
   std::vector<KernelTiming> out;
   for (const TimedModel& m : models) {
@@ -221,7 +222,7 @@ std::vector<KernelTiming> time_evaluations(const std::vector<Scenario>& scenario
     std::iota(test_rows.begin(), test_rows.end(), 0u);  // the whole test set, as evaluate_model
     for (double fraction : {0.25, 0.5, 1.0}) {
       const auto [cost, time] =
-          repeat([&] { return evaluation(m, backend, test_rows, fraction, params, evictor); }, min_seconds);
+          repeat([&] { return evaluation(m, backend, test_rows, fraction, params, wait); }, min_seconds);
       out.push_back({m.label, first_part(m.train_eval_rows.size(), fraction) + first_part(test_rows.size(), fraction),
                      true, cost.flops, cost.bytes,
                      time.first, time.second});
@@ -230,12 +231,13 @@ std::vector<KernelTiming> time_evaluations(const std::vector<Scenario>& scenario
   return out;
 }
 
-void CacheEvictor::evict() {
-  ++evictions_;
+void NodeWait::pass() {
+  ++passes_;
   // One write per cache line: every line of the buffer is then this core's, the others' gone.
   for (std::size_t i = 0; i < buffer_.size(); i += 64) ++buffer_[i];
   volatile unsigned char keep = buffer_[buffer_.size() / 2];  // so the writes cannot be dropped
   (void)keep;
+  if (sleep_s_ > 0) std::this_thread::sleep_for(std::chrono::duration<double>(sleep_s_));
 }
 
 std::size_t private_cache_eviction_bytes() {
