@@ -104,7 +104,7 @@ std::vector<TimedModel> scenario_models(const std::vector<Scenario>& scenarios) 
 /// for a GPU's (whose kernels run off the CPU). The simulation prices a CPU kernel as CPU its
 /// node spends, and sees other processes itself (scenario "cpu"); on a busy machine a long call
 /// lost wall time to them: quickstart's 10000 + 10000-row evaluation read 92 ms of wall time
-/// with a compile running on both cores, twice the 38 ms of the 5000 + 5000-row one.
+/// with compiles running on both cores, against 38 ms for half its rows.
 class CallClock {
  public:
   explicit CallClock(const KernelBackend& backend) : thread_cpu_(backend.name() == "cpu") {}

@@ -27,9 +27,9 @@ struct KernelTiming {
 /// replies (a scheduler for its snapshots) its thread sleeps, and its core runs the I/O thread,
 /// the OS and other processes, or idles; the step after finds its data rows out of the L1 and L2
 /// caches, maybe on the other core. Steps timed back to back kept everything in cache: an a9a
-/// gradient took 7 us so, 16 to 20 us after an eviction, 15 to 40 us after a sleep of 20 us to
-/// 2 ms, 25 to 38 us after both, where the real workers' compute spans had a median of 35 to
-/// 45 us (docs/FIDELITY.md, "What calibrate timed that the a9a workers do not see").
+/// gradient took 7 us so, 13 to 47 us after an eviction, 15 to 40 us after a sleep of 20 us to
+/// 2 ms, 23 to 38 us after both, where the real workers' compute spans had a median of 35 to
+/// 45 us (docs/FIDELITY.md, "What calibrate timed that the a9a nodes do not see").
 /// pass() writes one byte in every 64-byte line of a buffer of `bytes` bytes (evicting what the
 /// caches held), then sleeps `sleep_s` seconds.
 class NodeWait {

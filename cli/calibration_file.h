@@ -63,8 +63,9 @@ struct GroupDevices {
 };
 
 /// fit_roofline(gradient steps) and fit_roofline(evaluations), both with `memory_Bps`, the
-/// second with the first's overhead (a per-call time only small calls measure); where there are
-/// no evaluations (none timed) the server gets the worker's device. The kernels'
+/// second with no overhead (no server step is timed, and calls of milliseconds cannot measure a
+/// per-call time of microseconds); where there are no evaluations (none timed) the server gets
+/// the worker's device. The kernels'
 /// "evaluation" flags are not read: the two lists say which is which. REQUIRES `steps` non-empty,
 /// each timing with flops > 0 or bytes > 0 and seconds > 0, and memory_Bps > 0.
 GroupDevices fit_group_devices(const std::vector<KernelTiming>& steps, const std::vector<KernelTiming>& evaluations,
