@@ -144,8 +144,12 @@ void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSp
                 // file held 28.04: the fitted rate, not memcpy's).
                 written_open ? (": the file's bandwidth is " + fixed(written.mem_bandwidth_Bps / 1e9, 2) + " GB/s").c_str()
                              : "");
-  if (kernels.size() > 1 && !written_open)
-    std::printf("all models: one roofline through every kernel above, the device a scenario gets. A model\n"
+  if (!kernels.empty() && kernels[0].evaluation)
+    std::printf("servers: one roofline through every evaluation above, with no per-call overhead (no\n"
+                "server step is timed): the server group's device, which prices the scheduler's\n"
+                "evaluation and the servers' aggregation and optimizer steps.\n");
+  else if (kernels.size() > 1 && !written_open)
+    std::printf("all models: one roofline through every kernel above, the worker group's device. A model\n"
                 "that reaches less per flop than the others (a sparse one) is memory-bound on it at the\n"
                 "written GB/s, so that rate is what such kernels achieve, not memcpy's.\n");
 }

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <ctime>
 #include <numeric>
 #include <thread>
 
@@ -100,25 +99,8 @@ std::vector<TimedModel> scenario_models(const std::vector<Scenario>& scenarios) 
   return out;
 }
 
-/// The clock a call is timed on: this thread's CPU time for the CPU backend, the steady clock
-/// for a GPU's (whose kernels run off the CPU). The simulation prices a CPU kernel as CPU its
-/// node spends, and sees other processes itself (scenario "cpu"); on a busy machine a long call
-/// lost wall time to them: quickstart's 10000 + 10000-row evaluation read 92 ms of wall time
-/// with compiles running on both cores, against 38 ms for half its rows.
-class CallClock {
- public:
-  explicit CallClock(const KernelBackend& backend) : thread_cpu_(backend.name() == "cpu") {}
-  /// Seconds on this clock, from an arbitrary origin.
-  double now() const {
-    if (!thread_cpu_) return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
-    timespec t{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-  }
-
- private:
-  bool thread_cpu_;
-};
+/// Seconds on the steady clock, from an arbitrary origin.
+double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
 /// Reads every float of `v`: the parameters a node was just sent are in its cache.
 void touch(const std::vector<float>& v) {
@@ -137,29 +119,28 @@ struct TimedCall {
 /// the model's calls are timed, and each call follows one wait.pass().
 TimedCall step(const TimedModel& m, KernelBackend& backend, const std::vector<std::uint32_t>& rows,
                std::vector<float>& params, std::vector<float>& grad, NodeWait& wait) {
-  const CallClock clock(backend);
   const RowSelection sel{rows.data(), rows.size()};
   LossStats stats;
   if (!m.model->sparse()) {
     wait.pass();
     touch(params);
-    const double t0 = clock.now();
+    const double t0 = now_s();
     const Cost c = m.model->gradient(backend, *m.data, sel, params.data(), grad.data(), &stats);
-    return {c, clock.now() - t0};
+    return {c, now_s() - t0};
   }
   // A worker draws a batch's keys right after its last compute, while it pushes; it waits for
   // the pull replies of those keys, and computes once they have brought their rows.
-  double t0 = clock.now();
+  double t0 = now_s();
   const std::vector<std::uint64_t> keys = m.model->batch_keys(*m.data, sel);
-  const double seconds = clock.now() - t0;
+  const double seconds = now_s() - t0;
   wait.pass();
   const std::size_t width = m.model->values_per_key();
   std::vector<float> touched(keys.size() * width), touched_grad(keys.size() * width);
   for (std::size_t k = 0; k < keys.size(); ++k)
     std::copy_n(params.data() + keys[k] * width, width, touched.data() + k * width);
-  t0 = clock.now();
+  t0 = now_s();
   const Cost c = m.model->sparse_gradient(backend, *m.data, sel, keys, touched.data(), touched_grad.data(), &stats);
-  return {c, seconds + clock.now() - t0};
+  return {c, seconds + now_s() - t0};
 }
 
 /// How many of `n` rows a `fraction` in (0, 1] of them is: at least 1, at most n (n > 0).
@@ -171,16 +152,15 @@ std::size_t first_part(std::size_t n, double fraction) {
 /// started as after a wait for the snapshots.
 TimedCall evaluation(const TimedModel& m, KernelBackend& backend, const std::vector<std::uint32_t>& test_rows,
                      double fraction, const std::vector<float>& params, NodeWait& wait) {
-  const CallClock clock(backend);
   const RowSelection train{m.train_eval_rows.data(), first_part(m.train_eval_rows.size(), fraction)};
   const RowSelection test{test_rows.data(), first_part(test_rows.size(), fraction)};
   LossStats train_stats, test_stats;
   wait.pass();
   touch(params);
-  const double t0 = clock.now();
+  const double t0 = now_s();
   const Cost c = evaluation_passes(*m.model, backend, *m.data, train, *m.test, test, params.data(), &train_stats,
                                    &test_stats);
-  return {c, clock.now() - t0};
+  return {c, now_s() - t0};
 }
 
 /// Calls `call` once unmeasured and then until `min_seconds` have passed (at least 3 times);

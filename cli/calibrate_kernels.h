@@ -19,7 +19,7 @@ struct KernelTiming {
   bool evaluation = false;
   double flops = 0;
   double bytes = 0;
-  double seconds = 0;    ///< median over the timed calls (the CPU backend: thread CPU time)
+  double seconds = 0;    ///< median over the timed calls
   int calls = 0;
 };
 
@@ -65,9 +65,7 @@ std::size_t private_cache_eviction_bytes();
 /// as a worker's step does: after one wait.pass() (the data rows are cold) and after the
 /// parameters were written (a dense model's whole vector; a sparse model's rows of the batch, as
 /// the pull replies bring them; its batch_keys, timed too, runs before the wait, as a worker
-/// draws the next batch's keys right after its compute). Only the model's calls are timed, on
-/// the CPU backend in the thread's CPU time (CLOCK_THREAD_CPUTIME_ID: what the simulation
-/// charges, and what other processes on a busy machine do not inflate), else on the steady clock.
+/// draws the next batch's keys right after its compute). Only the model's calls are timed.
 /// Flops and bytes are the mean Cost of the calls. `scenarios` choose the models and their data
 /// (prepare_training: its DataError and ScenarioError pass through; a "synthetic" model has no
 /// kernels and is skipped); without any, the shipped dense models on synthetic data of
