@@ -118,17 +118,21 @@ std::string rate_cell(double rate, bool determined, double at_least) {
 /// One row of the device table; returns whether a rate in it was left open.
 bool print_device_row(const std::string& what, const DeviceSpec& d, const std::vector<KernelSample>& samples) {
   const RooflineSides sides = roofline_sides(samples, d);
-  std::printf("%-28s %12s %14s %14s\n", what.c_str(),
+  std::printf("%-30s %12s %14s %14s\n", what.c_str(),
               rate_cell(d.peak_flops, sides.flops_determined(), sides.flops_at_least).c_str(),
               rate_cell(d.mem_bandwidth_Bps, sides.bandwidth_determined(), sides.bandwidth_at_least).c_str(),
               fixed(d.overhead_s * 1e6, 2).c_str());
   return !sides.flops_determined() || !sides.bandwidth_determined();
 }
 
-/// The device table: each model's own fit, then the one over all of them, which the file holds,
-/// and what its figures mean (a trial read 21 GB/s per model against 3.3 GB/s written).
-void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSpec& written, double memory_Bps) {
-  std::printf("\n%-28s %12s %14s %14s\n", "device fit (roofline)", "GFlop/s", "GB/s", "overhead us");
+/// A device table: each model's own fit, then the one over all of them, which the file holds
+/// (row `written_as`), and what its figures mean (a trial read 21 GB/s per model against 3.3 GB/s
+/// written). `kernels` are the workers' gradient steps or the scheduler's evaluations.
+void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSpec& written, double memory_Bps,
+                        const std::string& written_as) {
+  std::printf("\n%-30s %12s %14s %14s\n",
+              kernels.empty() || !kernels[0].evaluation ? "device fit: gradient steps" : "device fit: evaluations",
+              "GFlop/s", "GB/s", "overhead us");
   std::vector<KernelSample> all;
   bool open = false;
   for (std::size_t i = 0; i < kernels.size();) {
@@ -139,7 +143,7 @@ void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSp
     open = print_device_row(model, fit_roofline(one, memory_Bps), one) || open;
     all.insert(all.end(), one.begin(), one.end());
   }
-  const bool written_open = print_device_row("all models (written)", written, all);
+  const bool written_open = print_device_row(written_as, written, all);
   if (open || written_open)
     std::printf("* not measured, only bounded: the row's kernels were all compute-bound (a GB/s floor) or\n"
                 "  all memory-bound (a GFlop/s floor), and every rate from the floor up fits them alike. One\n"
@@ -151,8 +155,12 @@ void print_device_table(const std::vector<KernelTiming>& kernels, const DeviceSp
                 // file held 28.04: the fitted rate, not memcpy's).
                 written_open ? (": the file's bandwidth is " + fixed(written.mem_bandwidth_Bps / 1e9, 2) + " GB/s").c_str()
                              : "");
-  if (kernels.size() > 1 && !written_open)
-    std::printf("all models: one roofline through every kernel above, the device a scenario gets. A model\n"
+  if (!kernels.empty() && kernels[0].evaluation)
+    std::printf("servers: one roofline through every evaluation above, with no per-call overhead (no\n"
+                "server step is timed): the server group's device, which prices the scheduler's\n"
+                "evaluation and the servers' aggregation and optimizer steps.\n");
+  else if (kernels.size() > 1 && !written_open)
+    std::printf("all models: one roofline through every kernel above, the worker group's device. A model\n"
                 "that reaches less per flop than the others (a sparse one) is memory-bound on it at the\n"
                 "written GB/s, so that rate is what such kernels achieve, not memcpy's.\n");
 }
@@ -317,9 +325,14 @@ int calibrate_command(const std::vector<std::string>& args) {
     samples.insert(samples.end(), s.begin(), s.end());
   }
   std::cerr << "calibrate: kernels on " << chosen << "\n";
-  std::vector<KernelTiming> kernels;
+  std::vector<KernelTiming> kernels, evaluations;
+  NodeWait wait(private_cache_eviction_bytes(), kNodeWaitSleepS);
+  std::cerr << "calibrate: each call after a node's wait: " << wait.bytes() / 1024 << " KiB written (the caches"
+            << " emptied), then " << wait.sleep_s() * 1e3 << " ms asleep\n";
   try {
-    kernels = time_kernels(scenarios, *backend, plan.kernel_seconds);
+    kernels = time_kernels(scenarios, *backend, plan.kernel_seconds, wait);
+    std::cerr << "calibrate: evaluations on " << chosen << "\n";
+    evaluations = time_evaluations(scenarios, *backend, plan.kernel_seconds, wait);
   } catch (const DataError& e) {
     std::cerr << error_prefix() << "bad data: " << e.what() << "\n";
     return 2;
@@ -332,11 +345,12 @@ int calibrate_command(const std::vector<std::string>& args) {
                  "give a scenario with a real model, or none for the shipped models\n";
     return 2;
   }
-  std::vector<KernelSample> all;
-  for (const KernelTiming& k : kernels) all.push_back({k.flops, k.bytes, k.seconds});
   // The Cost counts bytes read and written; a memcpy reads and writes each byte it copies.
   const double memory_Bps = 2 * memcpy_Bps;
-  const DeviceSpec device = fit_roofline(all, memory_Bps);
+  const GroupDevices devices = fit_group_devices(kernels, evaluations, memory_Bps);
+
+  std::vector<KernelTiming> timings = kernels;
+  timings.insert(timings.end(), evaluations.begin(), evaluations.end());
 
   CalibrationRecord record;
   record.machine = host_name();
@@ -349,15 +363,16 @@ int calibrate_command(const std::vector<std::string>& args) {
   record.quick = quick;
   if (between) record.transport_hosts = {between->echo_host, between->drive_host};
   try {
-    write_file_atomically(out, cluster_section(record, device, chosen_fit).dump(2) + "\n");
-    write_calibration_csv(csv, samples, kernels, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
+    write_file_atomically(out, cluster_section(record, devices, chosen_fit).dump(2) + "\n");
+    write_calibration_csv(csv, samples, timings, memcpy_Bps, plan.memcpy_bytes, plan.memcpy_repetitions);
   } catch (const std::exception& e) {
     std::cerr << "pstwin calibrate: " << e.what() << "\n";
     return 1;
   }
 
   print_transport_table(fits);
-  print_device_table(kernels, device, memory_Bps);
+  print_device_table(kernels, devices.worker, memory_Bps, "workers: all models (written)");
+  print_device_table(evaluations, devices.server, memory_Bps, "servers, evaluation (written)");
   std::printf("\nmemcpy: %.2f GB/s; cores: %u; device: %s\n", memcpy_Bps / 1e9, record.cores, chosen.c_str());
   std::printf("wrote %s (link and messaging: %s%s) and %s\n", out.c_str(), transport.c_str(),
               between ? (" between " + between->echo_host + " and " + between->drive_host).c_str() : "", csv.c_str());

@@ -48,7 +48,26 @@ TransportFit fit_transport(const std::vector<TransportSample>& samples, double m
   return f;
 }
 
-nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec& device, const TransportFit& link) {
+GroupDevices fit_group_devices(const std::vector<KernelTiming>& steps, const std::vector<KernelTiming>& evaluations,
+                               double memory_Bps) {
+  const auto samples = [](const std::vector<KernelTiming>& timings) {
+    std::vector<KernelSample> out;
+    for (const KernelTiming& k : timings) out.push_back({k.flops, k.bytes, k.seconds});
+    return out;
+  };
+  GroupDevices d;
+  d.worker = fit_roofline(samples(steps), memory_Bps);
+  // The server's device prices many small steps (an aggregation, a reply's copy) and one large
+  // evaluation per eval_every clocks. The evaluations, milliseconds each, cannot tell a per-call
+  // time of a microsecond from their noise, and a noisy one would be charged on every one of
+  // those small steps. Nor is the gradient steps' a server's: after a worker's wait they pay for
+  // rows out of cache (a9a: 14 us a call, where a real server applies a push in 1 to 7 us).
+  // calibrate times no server step, so the server's device charges no per-call overhead.
+  d.server = evaluations.empty() ? d.worker : fit_roofline(samples(evaluations), memory_Bps, 0.0);
+  return d;
+}
+
+nlohmann::json cluster_section(const CalibrationRecord& record, const GroupDevices& devices, const TransportFit& link) {
   nlohmann::json calibrated = {{"machine", record.machine},
                                {"date", record.date},
                                {"pstwin_version", record.pstwin_version},
@@ -64,7 +83,8 @@ nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec
     calibrated["transport_hosts"] = record.transport_hosts;
     calibrated["kernels_measured_on"] = record.machine;
   }
-  const nlohmann::json group = {
+  const auto group = [&link](const DeviceSpec& device) -> nlohmann::json {
+    return {
       {"device",
        {{"flops", with_unit(device.peak_flops, 1e9, "Gflops")},
         {"bandwidth", with_unit(device.mem_bandwidth_Bps, 1e9, "GBps")},
@@ -76,9 +96,10 @@ nlohmann::json cluster_section(const CalibrationRecord& record, const DeviceSpec
         {"send_per_byte", with_unit(link.send_cpu.slope, 1e-9, "ns")},
         {"receive_per_message", with_unit(link.receive_cpu.intercept, 1e-6, "us")},
         {"receive_per_byte", with_unit(link.receive_cpu.slope, 1e-9, "ns")}}}};
+  };
   return {{"calibrated", calibrated},
-          {"worker", group},
-          {"server", group},
+          {"worker", group(devices.worker)},
+          {"server", group(devices.server)},
           {"cpu", {{"cores", record.cores}, {"machines", "one"}}}};
 }
 
@@ -92,7 +113,7 @@ void write_calibration_csv(const std::string& path, const std::vector<TransportS
     out << "transport," << t.transport << ',' << t.bytes << ",,," << t.seconds << ',' << t.send_cpu_s << ','
         << t.receive_cpu_s << ',' << t.repetitions << '\n';
   for (const KernelTiming& k : kernels)
-    out << "kernel,\"" << k.model << "\"," << k.batch << ',' << k.flops << ',' << k.bytes << ',' << k.seconds
+    out << (k.evaluation ? "evaluation" : "kernel") << ",\"" << k.model << "\"," << k.batch << ',' << k.flops << ',' << k.bytes << ',' << k.seconds
         << ",,," << k.calls << '\n';
   out << "memcpy,memcpy," << memcpy_bytes << ",," << memcpy_bytes << ','
       << static_cast<double>(memcpy_bytes) / memcpy_Bps << ",,," << memcpy_repetitions << '\n';

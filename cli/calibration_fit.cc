@@ -78,7 +78,27 @@ LineFit fit_ends(const std::vector<double>& xs, const std::vector<double>& ys, d
   return f;
 }
 
-DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_Bps) {
+/// Weighted least squares of y = overhead + slope * x with the overhead given: the slope alone
+/// (>= 0), and the error as solve_line reports it.
+LineFit solve_slope(const std::vector<double>& xs, const std::vector<double>& ys, const std::vector<double>& ws,
+                    double overhead, double* error) {
+  double sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    sxx += ws[i] * xs[i] * xs[i];
+    sxy += ws[i] * xs[i] * (ys[i] - overhead);
+  }
+  LineFit f{overhead, sxx > 0 ? std::max(0.0, sxy / sxx) : 0.0};
+  double e = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const double r = f.intercept + f.slope * xs[i] - ys[i];
+    e += ws[i] * r * r;
+  }
+  *error = e;
+  return f;
+}
+
+DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_Bps,
+                        std::optional<double> overhead_s) {
   std::vector<double> ys, ws;
   for (const KernelSample& s : samples) {
     ys.push_back(s.seconds);
@@ -95,7 +115,7 @@ DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_
     const double r = std::pow(10.0, log_r);
     for (std::size_t i = 0; i < samples.size(); ++i) xs[i] = std::max(samples[i].flops, r * samples[i].bytes);
     double error = 0;
-    const LineFit f = solve_line(xs, ys, ws, &error);
+    const LineFit f = overhead_s ? solve_slope(xs, ys, ws, *overhead_s, &error) : solve_line(xs, ys, ws, &error);
     if (f.slope <= 0) continue;
     DeviceSpec d;
     d.name = "custom";

@@ -3,6 +3,7 @@
 // roofline device spec (overhead + max(flops / peak, bytes / bandwidth)) through kernel times.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "kernels/device_spec.h"
@@ -43,9 +44,12 @@ struct KernelSample {
 /// kept. Kernels that are all compute-bound (or all memory-bound) leave the other rate
 /// undetermined: every balance past a point fits as well. Among the balances whose error is within
 /// 1% of the best, the one whose memory bandwidth is nearest (in ratio) to `memory_Bps` (what
-/// the host's memcpy moves) is kept. name = "custom". REQUIRES samples non-empty, each with
-/// flops > 0 or bytes > 0, and memory_Bps > 0.
-DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_Bps);
+/// the host's memcpy moves) is kept. name = "custom". With `overhead_s` the overhead is that,
+/// and only the rates are fitted (samples too large to tell a per-call time from noise).
+/// REQUIRES samples non-empty, each with flops > 0 or bytes > 0, memory_Bps > 0, and
+/// overhead_s >= 0 when given.
+DeviceSpec fit_roofline(const std::vector<KernelSample>& samples, double memory_Bps,
+                        std::optional<double> overhead_s = std::nullopt);
 
 /// Which of a fitted roofline's two rates its samples determine. At the fit's machine balance
 /// each sample is compute-bound (flops / peak >= bytes / bandwidth) or memory-bound. Samples

@@ -5,6 +5,7 @@
 
 #include "cli/calibration_file.h"
 #include "cli/calibration_fit.h"
+#include "runtime/scenario/units.h"
 
 namespace pstwin::cli {
 namespace {
@@ -125,6 +126,41 @@ TEST(CalibrationFit, TheLinkIsWhatTheCpuTermsLeaveOfTheTime) {
 TEST(CalibrationFit, Median) {
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
+}
+
+TEST(CalibrationFit, AGivenOverheadLeavesOnlyTheRatesToFit) {
+  // 5 us + flops / 1 Gflop/s: with the overhead given as 5 us, the peak is 1 Gflop/s exactly;
+  // given as 0, the line through the origin must take a higher slope (a lower peak).
+  std::vector<KernelSample> samples;
+  for (double f : {1e6, 2e6, 4e6}) samples.push_back({f, 0, 5e-6 + f / 1e9});
+  const DeviceSpec given = fit_roofline(samples, 1e9, 5e-6);
+  EXPECT_DOUBLE_EQ(given.overhead_s, 5e-6);
+  EXPECT_NEAR(given.peak_flops, 1e9, 1e9 * 1e-9);
+  const DeviceSpec none = fit_roofline(samples, 1e9, 0.0);
+  EXPECT_EQ(none.overhead_s, 0.0);
+  EXPECT_LT(none.peak_flops, 0.999e9);
+}
+
+TEST(CalibrationFit, WorkersAreFittedToTheirStepsServersToTheEvaluations) {
+  // The gradient steps run at 1 Gflop/s after 2 us per call; the evaluations, whose forward
+  // passes hold the exps and logs, at 0.25 Gflop/s. One roofline through all seven would price
+  // both wrong; each group gets its own. No server step is timed: the server's device charges
+  // no per-call overhead (its rate is fitted through the evaluations' times as they are).
+  std::vector<KernelTiming> steps, evaluations;
+  for (double f : {1e4, 2e4, 4e4, 8e4}) steps.push_back({"logistic (a9a)", 0, false, f, 0, 2e-6 + f / 1e9, 3});
+  for (double f : {1e6, 2e6, 4e6}) evaluations.push_back({"logistic (a9a)", 0, true, f, 0, f / 0.25e9, 3});
+  const GroupDevices d = fit_group_devices(steps, evaluations, 1e10);
+  EXPECT_NEAR(d.worker.peak_flops, 1e9, 1e9 * 1e-6);
+  EXPECT_NEAR(d.worker.overhead_s, 2e-6, 1e-12);
+  EXPECT_NEAR(d.server.peak_flops, 0.25e9, 0.25e9 * 1e-6);
+  EXPECT_EQ(d.server.overhead_s, 0.0);
+  // Without evaluations (none timed) the server's device is the worker's.
+  const GroupDevices same = fit_group_devices(steps, {}, 1e10);
+  EXPECT_DOUBLE_EQ(same.server.peak_flops, same.worker.peak_flops);
+  // The file gives each group its own device.
+  const nlohmann::json file = cluster_section(CalibrationRecord{}, d, TransportFit{});
+  EXPECT_NEAR(parse_flops(file["server"]["device"]["flops"].get<std::string>()), 0.25e9, 0.25e9 * 1e-5);
+  EXPECT_NEAR(parse_flops(file["worker"]["device"]["flops"].get<std::string>()), 1e9, 1e9 * 1e-5);
 }
 
 }  // namespace

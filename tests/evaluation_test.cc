@@ -9,7 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/backend.h"
+#include "runtime/data/dataset.h"
 #include "runtime/errors.h"
+#include "runtime/model/model.h"
 #include "tests/null_sink.h"
 
 namespace pstwin {
@@ -27,6 +30,35 @@ Message snapshot(std::uint32_t range, std::int64_t clock, std::vector<float> val
   m.header.time_us = time_us;
   m.values = std::move(values);
   return m;
+}
+
+TEST(EvaluationPasses, CostsBothForwardPassesByTheLogisticFormula) {
+  // What `pstwin calibrate` times and evaluate_model runs: a forward pass over the chosen train
+  // rows, one over the chosen test rows. Logistic, 4 features (kernels/cost_formulas.h), n rows
+  // holding N stored entries: flops 2N + n(4 + 2*10); bytes 8n + (16n + 8N) + 4(min(4, N) + 1).
+  const Dataset train = parse_libsvm("+1 1:1 2:1\n-1 3:1\n+1 1:1 2:1 4:1\n", "train.svm");
+  const Dataset test = parse_libsvm("+1 1:1\n-1 4:1\n", "test.svm");
+  ModelSection section;
+  section.type = "logistic";
+  const auto model = make_model(section, 4, 2);
+  const std::vector<float> params = {1, -1, 2, 0, 0.5f};  // 4 weights, then the bias
+  const std::vector<std::uint32_t> train_rows = {0, 2}, test_rows = {0, 1};
+  LossStats train_stats, test_stats;
+  const auto cpu = make_cpu_backend();
+  const Cost c = evaluation_passes(*model, *cpu, train, RowSelection{train_rows.data(), 2}, test,
+                                   RowSelection{test_rows.data(), 2}, params.data(), &train_stats,
+                                   &test_stats);
+  // Train rows 0 and 2: n = 2, N = 5: 10 + 48 = 58 flops, 16 + 32 + 40 + 20 = 108 bytes.
+  // Test rows 0 and 1: n = 2, N = 2: 4 + 48 = 52 flops, 16 + 32 + 16 + 12 = 76 bytes.
+  EXPECT_DOUBLE_EQ(c.flops, 58 + 52);
+  EXPECT_DOUBLE_EQ(c.bytes, 108 + 76);
+  EXPECT_EQ(train_stats.count, 2u);
+  EXPECT_EQ(test_stats.count, 2u);
+  // Margins: train row 0 z = 1 - 1 + 0.5 = 0.5 (label 1, right), row 2 z = 0.5 (right); test
+  // row 0 z = 1.5 (label 1, right), row 1 z = 0.5 (label 0, wrong).
+  EXPECT_EQ(train_stats.correct, 2u);
+  EXPECT_EQ(test_stats.correct, 1u);
+  EXPECT_NEAR(test_stats.loss_sum, std::log1p(std::exp(-1.5)) + std::log1p(std::exp(0.5)), 1e-6);
 }
 
 TEST(ParamsSha256, IsTheHashOfLittleEndianFloat32) {

@@ -51,6 +51,14 @@ std::optional<RangeAssembly> SnapshotAssembler::add(const Message& m) {
   return done;
 }
 
+Cost evaluation_passes(const Model& model, KernelBackend& kernels, const Dataset& train,
+                       RowSelection train_rows, const Dataset& test, RowSelection test_rows,
+                       const float* params, LossStats* train_stats, LossStats* test_stats) {
+  Cost cost = model.evaluate(kernels, train, train_rows, params, train_stats);
+  cost += model.evaluate(kernels, test, test_rows, params, test_stats);
+  return cost;
+}
+
 std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernels,
                                       std::int64_t clock, const std::vector<float>& params,
                                       double time_s, Cost* spent) {
@@ -62,14 +70,13 @@ std::optional<EvalRow> evaluate_model(const JobSpec& spec, KernelBackend& kernel
     return row;
   }
   const double reg = spec.model->regularizer(params.data());
-  LossStats train;
-  Cost cost = spec.model->evaluate(kernels, *spec.train,
-                       RowSelection{spec.train_eval_rows.data(), spec.train_eval_rows.size()},
-                       params.data(), &train);
   std::vector<std::uint32_t> all(spec.test->rows);
   for (std::uint32_t i = 0; i < all.size(); ++i) all[i] = i;
-  LossStats test;
-  cost += spec.model->evaluate(kernels, *spec.test, RowSelection{all.data(), all.size()}, params.data(), &test);
+  LossStats train, test;
+  const Cost cost = evaluation_passes(
+      *spec.model, kernels, *spec.train,
+      RowSelection{spec.train_eval_rows.data(), spec.train_eval_rows.size()}, *spec.test,
+      RowSelection{all.data(), all.size()}, params.data(), &train, &test);
   if (spent) *spent = cost;
   row.train_loss = train.count ? train.loss_sum / static_cast<double>(train.count) + reg : reg;
   row.test_loss = test.count ? test.loss_sum / static_cast<double>(test.count) + reg : reg;

@@ -79,6 +79,16 @@ class SnapshotAssembler {
   std::map<std::int64_t, RangeAssembly> by_clock_;
 };
 
+/// The two forward passes of an evaluation: `model` at `params` over rows `train_rows` of `train`
+/// (into *train_stats) and rows `test_rows` of `test` (into *test_stats), on `kernels`. Returns the
+/// kernels' cost of both. evaluate_model runs it with spec.train_eval_rows and every test row;
+/// `pstwin calibrate` times it (cli/calibrate_kernels.h), so that the scheduler's evaluation is
+/// priced from runs of the code it runs. Throws what Model::evaluate throws (std::out_of_range
+/// for a row past a dataset's end, DataError for data the model cannot read).
+Cost evaluation_passes(const Model& model, KernelBackend& kernels, const Dataset& train,
+                       RowSelection train_rows, const Dataset& test, RowSelection test_rows,
+                       const float* params, LossStats* train_stats, LossStats* test_stats);
+
 /// Evaluates the model `spec` describes at `params` (num_parameters floats) for global clock
 /// `clock`, stamped `time_s`: mean train loss on spec.train_eval_rows, mean test loss on the whole
 /// test set (both plus the regularizer) and Model::metric. Returns nullopt when a loss is not

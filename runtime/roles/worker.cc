@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/errors.h"
+#include "runtime/roles/batch_order.h"
 #include "runtime/roles/cpu_report.h"
 #include "runtime/roles/stall_wait.h"
 #include "runtime/seconds_text.h"
@@ -342,19 +343,7 @@ bool Worker::await_parameters(std::int64_t clock) {
 }
 
 std::vector<std::uint32_t> Worker::next_batch() {
-  std::vector<std::uint32_t> batch;
-  if (order_.empty()) return batch;
-  batch.reserve(spec_.batch_size);
-  while (batch.size() < spec_.batch_size) {
-    if (cursor_ == 0) {
-      // A new pass over the partition: Fisher-Yates with the node's own stream.
-      for (std::size_t i = order_.size(); i > 1; --i)
-        std::swap(order_[i - 1], order_[env_.rng().below(i)]);
-    }
-    batch.push_back(order_[cursor_]);
-    cursor_ = (cursor_ + 1) % order_.size();
-  }
-  return batch;
+  return next_shuffled_batch(order_, cursor_, spec_.batch_size, env_.rng());
 }
 
 Worker::KeyedBatch Worker::next_keyed_batch() {
