@@ -248,6 +248,12 @@ int calibrate_command(const std::vector<std::string>& args) {
   std::vector<CommandInput> inputs;
   if (vm->count("scenario"))
     for (const std::string& path : (*vm)["scenario"].as<std::vector<std::string>>()) inputs.push_back({"a scenario", path});
+  // calibrate reads these too: an --out over one would destroy it (a trial's hostfile became JSON).
+  if (vm->count("hostfile")) inputs.push_back({"--hostfile", (*vm)["hostfile"].as<std::string>()});
+  if (vm->count("ssh-command")) {
+    const std::vector<std::string> words = split_words((*vm)["ssh-command"].as<std::string>());
+    if (!words.empty()) inputs.push_back({"--ssh-command", words.front()});
+  }
   if (const std::string why = out_overwrites_input(out, "--out " + out, OutKind::kFile, inputs, {csv}); !why.empty()) {
     std::cerr << "pstwin calibrate: " << why << "\n";
     return 2;

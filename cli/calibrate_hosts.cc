@@ -19,7 +19,9 @@
 #include "cli/calibrate_peer_lines.h"
 #include "cli/child_exit.h"
 #include "cli/child_process.h"
+#include "cli/stop_signals.h"
 #include "net/curve_keys.h"
+#include "net/stop_request.h"
 
 namespace fs = std::filesystem;
 
@@ -122,29 +124,32 @@ std::string end_text(const Remote& r, const HostPairSettings& s) {
 /// end. A process whose pipe ends is reaped; one that ended other than ok throws at once
 /// (std::runtime_error saying how, `before` appended: " before saying its endpoint"), so that
 /// the other, which would wait out its timeout for it, is killed now (Session). Throws
-/// std::runtime_error too when none says anything for `quiet_s` seconds.
+/// std::runtime_error too when none says anything for `quiet_s` seconds, and as soon as `stop`
+/// is requested (a signal: the Session then kills both and removes the key file).
 void read_until(const std::vector<Remote*>& remotes, const HostPairSettings& s, double quiet_s,
-                const std::string& before, const std::function<bool()>& done) {
+                const std::string& before, const net::StopRequest& stop, const std::function<bool()>& done) {
   auto deadline = Clock::now() + std::chrono::milliseconds(static_cast<long>(quiet_s * 1000));
   while (!done()) {
-    std::vector<pollfd> polled;
-    std::vector<Remote*> whose;
+    if (const auto why = stop.reason()) throw std::runtime_error(*why + "; the two processes were ended");
+    std::vector<pollfd> polled = {{stop.fd(), POLLIN, 0}};
+    std::vector<Remote*> whose = {nullptr};
     for (Remote* r : remotes)
       if (r->fd >= 0) {
         polled.push_back({r->fd, POLLIN, 0});
         whose.push_back(r);
       }
-    if (polled.empty()) return;
+    if (polled.size() == 1) return;
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       std::string names;
-      for (Remote* r : whose) names += (names.empty() ? "" : " and ") + r->who();
+      for (Remote* r : whose)
+        if (r) names += (names.empty() ? "" : " and ") + r->who();
       throw std::runtime_error(names + " said nothing for " + std::to_string(static_cast<long>(quiet_s)) +
                                " s; stopped");
     }
     const int n = poll(polled.data(), polled.size(), static_cast<int>(std::min<long long>(left, 1000)));
     if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-    for (std::size_t i = 0; n > 0 && i < polled.size(); ++i) {
+    for (std::size_t i = 1; n > 0 && i < polled.size(); ++i) {
       if (!(polled[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
       char buf[4096];
       const ssize_t got = read(polled[i].fd, buf, sizeof buf);
@@ -180,6 +185,10 @@ std::pair<std::string, std::string> first_two_hosts(const std::vector<HostSlots>
 
 std::vector<TransportSample> measure_transport_between(const HostPairSettings& s, const std::string& transport,
                                                        const std::vector<std::size_t>& sizes, int repetitions) {
+  // Ctrl-C or a SIGTERM while the peers run: the wait below ends and the Session's destructor
+  // kills them and removes the key file (a trial found the secret key left beside --out).
+  net::StopRequest stop;
+  const StopOnSignalsInHandler signals(stop);
   Session session;
   session.echo.host = s.echo_host;
   session.echo.what = "echo peer";
@@ -199,7 +208,7 @@ std::vector<TransportSample> measure_transport_between(const HostPairSettings& s
   std::vector<std::string> echo_args = {"calibrate-peer", "echo"};
   echo_args.insert(echo_args.end(), common.begin(), common.end());
   start(session.echo, s, echo_args);
-  read_until({&session.echo}, s, quiet_s, " before saying its endpoint",
+  read_until({&session.echo}, s, quiet_s, " before saying its endpoint", stop,
              [&] { return session.echo.out.find('\n') != std::string::npos; });
   const std::size_t newline = session.echo.out.find('\n');
   if (newline == std::string::npos)  // it ended well, having said nothing
@@ -215,10 +224,10 @@ std::vector<TransportSample> measure_transport_between(const HostPairSettings& s
   start(session.drive, s, drive_args);
   // Until the driver has ended (reaped as its stdout closes, and ended well), and its report
   // is whole: a driver that did not finish leaves the echo peer waiting for it.
-  read_until({&session.echo, &session.drive}, s, quiet_s, "", [&] { return session.drive.fd < 0; });
+  read_until({&session.echo, &session.drive}, s, quiet_s, "", stop, [&] { return session.drive.fd < 0; });
   const DriverRounds driven = parse_driver_lines(session.drive.out, s.drive_host, sizes.size(), repetitions);
   // It sent its kStop: the echo peer reports and ends at once.
-  read_until({&session.echo}, s, kEchoPeerEnd_s, "", [] { return false; });
+  read_until({&session.echo}, s, kEchoPeerEnd_s, "", stop, [] { return false; });
   const std::vector<EchoRound> echoed = parse_echo_lines(session.echo.out.substr(newline + 1), s.echo_host);
   try {
     return combine_rounds(transport, driven, echoed, repetitions);

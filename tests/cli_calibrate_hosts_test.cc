@@ -140,5 +140,38 @@ TEST(CliCalibrateHosts, AProcessThatPrintsGarbageOrDiesIsReportedNotWaitedOn) {
   }
 }
 
+TEST(CliCalibrateHosts, ASignalWhileThePeersRunEndsThemAndLeavesNoKeyFile) {
+  // The echo peer's ssh stand-in takes 600 s to start it: calibrate waits for it when SIGINT
+  // comes (after 2 s), and must end at once, with the secret key file beside --out removed.
+  const std::string dir = fresh_dir();
+  const std::string ssh = fake_ssh(dir, "sleep 600 & wait");
+  const auto r = run_shell("timeout -s INT " + std::to_string(static_cast<int>(2 * time_scale())) + " timeout " +
+                           std::to_string(static_cast<int>(60 * time_scale())) + " " + std::string(PSTWIN_BINARY) +
+                           " calibrate --quick --max-message 1000000 --hostfile " + two_hosts(dir) +
+                           " --ssh-command " + ssh + " --out " + dir + "/c.json 2>&1");
+  EXPECT_NE(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("pstwin calibrate: cannot measure zmq-curve: stopped by SIGINT; the two processes were "
+                          "ended"),
+            std::string::npos)
+      << r.output;
+  for (const auto& entry : std::filesystem::directory_iterator(dir))
+    EXPECT_EQ(entry.path().string().find(".key"), std::string::npos) << entry.path();
+  EXPECT_FALSE(std::filesystem::exists(dir + "/c.json"));
+}
+
+TEST(CliCalibrateHosts, OutOverTheHostfileOrTheSshCommandIsRefused) {
+  const std::string dir = fresh_dir();
+  const std::string ssh = fake_ssh(dir, kRunHere);
+  const std::string hosts = two_hosts(dir);
+  for (const std::string& out : {hosts, ssh}) {
+    const auto r = calibrate_within(60, "--quick --hostfile " + hosts + " --ssh-command " + ssh + " --out " + out);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("pstwin calibrate: --out " + out + ": that is --"), std::string::npos) << r.output;
+  }
+  // Both still as they were.
+  EXPECT_NE(read_file(hosts).find("127.0.0.1 slots=4"), std::string::npos);
+  EXPECT_NE(read_file(ssh).find("#!/bin/sh"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace pstwin
