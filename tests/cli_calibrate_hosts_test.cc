@@ -144,7 +144,7 @@ TEST(CliCalibrateHosts, ASignalWhileThePeersRunEndsThemAndLeavesNoKeyFile) {
   // The echo peer's ssh stand-in takes 600 s to start it: calibrate waits for it when SIGINT
   // comes (after 2 s), and must end at once, with the secret key file beside --out removed.
   const std::string dir = fresh_dir();
-  const std::string ssh = fake_ssh(dir, "sleep 600 & wait");
+  const std::string ssh = fake_ssh(dir, "exec sleep 600");
   const auto r = run_shell("timeout -s INT " + std::to_string(static_cast<int>(2 * time_scale())) + " timeout " +
                            std::to_string(static_cast<int>(60 * time_scale())) + " " + std::string(PSTWIN_BINARY) +
                            " calibrate --quick --max-message 1000000 --hostfile " + two_hosts(dir) +
