@@ -72,11 +72,9 @@ struct Session {
 
 /// Starts `remote_args` (pstwin's arguments) on r.host as launch starts a node there.
 void start(Remote& r, const HostPairSettings& s, const std::vector<std::string>& remote_args) {
-  std::string command = "cd " + shell_quote(fs::current_path().string()) + " && exec " + shell_quote(self_executable());
-  for (const std::string& a : remote_args) command.append(" ").append(shell_quote(a));
-  std::vector<std::string> argv = split_words(s.ssh_command);
-  argv.push_back(r.host);
-  argv.push_back(command);
+  std::vector<std::string> pstwin = {self_executable()};
+  pstwin.insert(pstwin.end(), remote_args.begin(), remote_args.end());
+  const std::vector<std::string> argv = over_ssh(s.ssh_command, r.host, fs::current_path().string(), pstwin);
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   try {

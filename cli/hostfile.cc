@@ -68,4 +68,14 @@ std::string shell_quote(const std::string& s) {
   return out + "'";
 }
 
+std::vector<std::string> over_ssh(const std::string& ssh_command, const std::string& host, const std::string& cwd,
+                                  const std::vector<std::string>& argv) {
+  std::string command = "cd " + shell_quote(cwd) + " && exec";
+  for (const auto& a : argv) command.append(" ").append(shell_quote(a));
+  std::vector<std::string> line = split_words(ssh_command);
+  line.push_back(host);
+  line.push_back(command);
+  return line;
+}
+
 }  // namespace pstwin::cli

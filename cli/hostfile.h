@@ -30,4 +30,9 @@ std::vector<std::string> split_words(const std::string& command);
 /// Quotes `s` for a POSIX shell (single quotes), for commands run over ssh.
 std::string shell_quote(const std::string& s);
 
+/// The command line that runs `argv` on `host` through `ssh_command` (split_words), as
+/// "SSH... HOST 'cd CWD && exec ARGV...'": the same paths must exist on every host.
+std::vector<std::string> over_ssh(const std::string& ssh_command, const std::string& host, const std::string& cwd,
+                                  const std::vector<std::string>& argv);
+
 }  // namespace pstwin::cli

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/child_process.h"
+#include "cli/hostfile.h"
 #include "cli/job_supervisor.h"
 #include "cli/launch_summary.h"
 #include "net/curve_keys.h"
@@ -141,12 +142,7 @@ int launch_processes(const Scenario& scenario, const ConsistencyVariant& variant
     }
     auto node = node_command(r, false);
     if (remote) {
-      // ssh HOST 'cd CWD && exec pstwin node ...': the same paths must exist on every host.
-      std::string command = "cd " + shell_quote(cwd) + " && exec";
-      for (const auto& a : node) command.append(" ").append(shell_quote(a));
-      node = split_words(s.ssh_command);
-      node.push_back(placement[r]);
-      node.push_back(command);
+      node = over_ssh(s.ssh_command, placement[r], cwd, node);
     }
     pids.push_back(spawn(node));
   }
